@@ -1,0 +1,32 @@
+"""Error types of the CI runner, each with a message a user can act on."""
+
+
+class CIError(Exception):
+    """Base of every error the CI runner raises on purpose."""
+
+
+class PatchError(CIError):
+    """A diff is unsafe or does not apply; raised before any container starts."""
+
+    def __init__(self, path: str, reason: str, diff_index: int | None = None) -> None:
+        self.path = path
+        self.reason = reason
+        self.diff_index = diff_index
+        where = f"diff #{diff_index + 1}: " if diff_index is not None else ""
+        super().__init__(f"{where}{path}: {reason}")
+
+
+class WorkspaceError(CIError):
+    """The repository source or commit could not be fetched or checked out."""
+
+
+class ReportError(CIError):
+    """A test report is missing or cannot be parsed."""
+
+
+class SandboxError(CIError):
+    """The container engine failed us: an infrastructure fault, not the code under test."""
+
+
+class ImageError(SandboxError):
+    """A CI image could not be built or found."""

@@ -1,0 +1,189 @@
+"""Per-language CI images, built from a base image and tagged by a hash of their recipe.
+
+A changed recipe (or base) gives a new tag and so a rebuild; an unchanged one is reused.
+Where no registry is reachable the base is bootstrapped offline with debootstrap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from ci_runner.config import CISettings
+from ci_runner.errors import ImageError
+from ci_runner.locks import file_lock
+
+SANDBOX_UID = 1000
+SANDBOX_HOME = "/home/arena"
+WORKSPACE = "/workspace"
+COMMON_PACKAGES = ("bash", "ca-certificates", "coreutils", "git", "procps")
+LANGUAGE_PACKAGES: dict[str, tuple[str, ...]] = {
+    "python": ("python3", "python3-pytest", "python3-venv"),
+    "go": ("golang-go",),
+    "rust": ("rustc", "cargo"),
+    "cpp": ("g++", "cmake", "make"),
+}
+LANGUAGES = tuple(LANGUAGE_PACKAGES)
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class ImageRecipe:
+    language: str
+    dockerfile: str
+
+    def tag(self, base_id: str) -> str:
+        digest = hashlib.sha256(f"{base_id}\n{self.dockerfile}".encode()).hexdigest()[:12]
+        return f"arena/ci-{self.language}:{digest}"
+
+
+def recipe_for(language: str, base_image: str) -> ImageRecipe:
+    """The Dockerfile of a language's CI image: Debian toolchains, git, an unprivileged user."""
+    if language not in LANGUAGE_PACKAGES:
+        raise ImageError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
+    packages = " ".join(sorted(COMMON_PACKAGES + LANGUAGE_PACKAGES[language]))
+    dockerfile = f"""FROM {base_image}
+ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
+RUN apt-get update \\
+ && apt-get install -y --no-install-recommends {packages} \\
+ && rm -rf /var/lib/apt/lists/*
+RUN useradd --uid {SANDBOX_UID} --user-group --home-dir {SANDBOX_HOME} --shell /bin/bash arena \\
+ && mkdir -p {WORKSPACE} {SANDBOX_HOME} && chown arena:arena {WORKSPACE} {SANDBOX_HOME}
+WORKDIR {WORKSPACE}
+"""
+    return ImageRecipe(language=language, dockerfile=dockerfile)
+
+
+class ImageBuilder:
+    """Finds or builds the base and per-language images in one Docker engine."""
+
+    def __init__(self, client: docker.DockerClient, settings: CISettings) -> None:
+        self._client = client
+        self._settings = settings
+
+    def _image_id(self, name: str) -> str | None:
+        try:
+            return str(self._client.images.get(name).id)
+        except docker.errors.ImageNotFound:
+            return None
+        except docker.errors.APIError as exc:
+            raise ImageError(f"cannot inspect image {name}: {exc}") from exc
+
+    def ensure_base(self, progress: Progress = _quiet) -> str:
+        name = self._settings.base_image
+        found = self._image_id(name)
+        if found:
+            return found
+        with file_lock(self._settings.cache_dir / "locks" / "base-image.lock"):
+            found = self._image_id(name)
+            if found:
+                return found
+            if name.startswith("arena/"):
+                self._bootstrap_base(name, progress)
+            else:
+                progress(f"pulling {name}")
+                try:
+                    self._client.images.pull(name)
+                except docker.errors.APIError as exc:
+                    raise ImageError(
+                        f"cannot pull base image {name} ({exc}); with no registry, leave "
+                        "ARENA_BASE_IMAGE at its default to bootstrap one with debootstrap"
+                    ) from exc
+            built = self._image_id(name)
+            if not built:
+                raise ImageError(f"base image {name} is still missing after building it")
+            return built
+
+    def _bootstrap_base(self, name: str, progress: Progress) -> None:
+        if shutil.which("debootstrap") is None:
+            raise ImageError(
+                f"base image {name} is missing and debootstrap is not installed "
+                "(apt-get install debootstrap)"
+            )
+        if os.geteuid() != 0:
+            raise ImageError(f"bootstrapping base image {name} with debootstrap needs root")
+        work = self._settings.cache_dir / "bootstrap"
+        work.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=work) as tmp:
+            root = Path(tmp) / "root"
+            tarball = Path(tmp) / "root.tar"
+            progress(f"debootstrap {self._settings.debian_suite} (minbase) for {name}")
+            _run(
+                [
+                    "debootstrap",
+                    "--variant=minbase",
+                    self._settings.debian_suite,
+                    str(root),
+                    self._settings.debian_mirror,
+                ]
+            )
+            progress(f"importing {name}")
+            _run(["tar", "-C", str(root), "-cf", str(tarball), "."])
+            repository, _, tag = name.rpartition(":") if ":" in name else (name, "", "latest")
+            try:
+                self._client.api.import_image_from_file(
+                    str(tarball), repository=repository, tag=tag or "latest"
+                )
+            except docker.errors.APIError as exc:
+                raise ImageError(f"docker import of {name} failed: {exc}") from exc
+
+    def ensure(self, language: str, progress: Progress = _quiet) -> str:
+        """The tag of the language's image, built now only if its recipe changed."""
+        base_id = self.ensure_base(progress)
+        recipe = recipe_for(language, self._settings.base_image)
+        tag = recipe.tag(base_id)
+        if self._image_id(tag):
+            return tag
+        with file_lock(self._settings.cache_dir / "locks" / f"image-{language}.lock"):
+            if self._image_id(tag):
+                return tag
+            progress(f"building {tag}")
+            self._build(recipe, tag, progress)
+        return tag
+
+    def _build(self, recipe: ImageRecipe, tag: str, progress: Progress) -> None:
+        tail: list[str] = []
+        try:
+            for chunk in self._client.api.build(
+                fileobj=io.BytesIO(recipe.dockerfile.encode()),
+                tag=tag,
+                network_mode="host",
+                rm=True,
+                forcerm=True,
+                decode=True,
+                labels={"arena.image": recipe.language},
+            ):
+                if "error" in chunk:
+                    raise ImageError(
+                        f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(tail[-20:])
+                    )
+                line = str(chunk.get("stream", ""))
+                if line.strip():
+                    tail.append(line)
+                    progress(line.strip())
+        except docker.errors.APIError as exc:
+            raise ImageError(f"building {tag} failed: {exc}") from exc
+        if not self._image_id(tag):
+            raise ImageError(f"building {tag} finished without producing the image")
+
+
+def _run(command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-2000:]
+        raise ImageError(f"{command[0]} failed with exit code {done.returncode}:\n{tail}")

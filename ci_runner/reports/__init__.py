@@ -1,0 +1,29 @@
+"""Test report parsers: each turns one report format into `{test_id: outcome}`."""
+
+from ci_runner.errors import ReportError
+from ci_runner.pipeline import ReportFormat
+from ci_runner.reports.ctest import parse_ctest
+from ci_runner.reports.gojson import parse_go_json
+from ci_runner.reports.junit import parse_junit
+from ci_runner.reports.libtest import parse_libtest
+from ci_runner.reports.outcomes import Outcomes
+
+_PARSERS = {
+    ReportFormat.JUNIT: parse_junit,
+    ReportFormat.GO_JSON: parse_go_json,
+    ReportFormat.LIBTEST: parse_libtest,
+    ReportFormat.CTEST: parse_ctest,
+}
+
+
+def parse_report(report_format: ReportFormat, data: bytes) -> Outcomes:
+    """Parse a report; an empty or unreadable one is a ReportError, never an empty pass."""
+    if not data.strip():
+        raise ReportError(f"the {report_format.value} report is empty")
+    outcomes = _PARSERS[report_format](data)
+    if not outcomes:
+        raise ReportError(f"the {report_format.value} report names no tests")
+    return outcomes
+
+
+__all__ = ["Outcomes", "parse_report"]

@@ -1,0 +1,18 @@
+"""Merging outcomes of a test id seen more than once: the worst one stands."""
+
+from ci_runner.types import TestOutcome
+
+Outcomes = dict[str, TestOutcome]
+
+_SEVERITY = {
+    TestOutcome.SKIPPED: 0,
+    TestOutcome.PASSED: 1,
+    TestOutcome.FAILED: 2,
+    TestOutcome.ERROR: 3,
+}
+
+
+def record(outcomes: Outcomes, test_id: str, outcome: TestOutcome) -> None:
+    known = outcomes.get(test_id)
+    if known is None or _SEVERITY[outcome] > _SEVERITY[known]:
+        outcomes[test_id] = outcome

@@ -1,0 +1,79 @@
+"""Public request and result types of a CI run."""
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ci_runner.pipeline import Pipeline
+
+
+class TestOutcome(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    ERROR = "error"
+
+
+class CIStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+
+class Limits(BaseModel):
+    """Resource limits of one sandboxed run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cpus: float = Field(default=2.0, gt=0)
+    memory_mb: int = Field(default=2048, ge=64)
+    pids: int = Field(default=512, ge=16)
+    tmpfs_mb: int = Field(default=512, ge=16)
+    run_timeout_s: float = Field(default=1800, gt=0)
+    max_output_bytes: int = Field(default=1024 * 1024, ge=1024)
+    max_report_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+
+
+class CIRequest(BaseModel):
+    """Run `pipeline` on `repo` at `commit` after applying `diffs` in order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str = Field(min_length=1, description="git URL or local path")
+    commit: str = Field(min_length=4)
+    pipeline: Pipeline
+    image: str = Field(min_length=1)
+    diffs: tuple[str, ...] = ()
+    limits: Limits | None = None
+
+
+class StepResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    exit_code: int | None
+    duration_s: float
+    log: str
+    truncated: bool = False
+    timed_out: bool = False
+    oom_killed: bool = False
+    skipped: bool = False
+
+    @property
+    def succeeded(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out and not self.skipped
+
+
+class CIResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    status: CIStatus
+    steps: tuple[StepResult, ...] = ()
+    tests: dict[str, TestOutcome] = Field(default_factory=dict)
+    error: str | None = None
+    duration_s: float = 0.0
+    image: str | None = None
+
+    def failing_tests(self) -> list[str]:
+        return sorted(t for t, o in self.tests.items() if o in (TestOutcome.FAILED, TestOutcome.ERROR))
