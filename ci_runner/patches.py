@@ -97,12 +97,29 @@ def apply_diffs(root: Path, repo: pygit2.Repository, diffs: tuple[str, ...]) -> 
         if repo.applies(diff, location):
             repo.apply(diff, location)
             continue
-        for patch in diff:
-            single = pygit2.Diff.parse_diff(patch.data)
-            if not repo.applies(single, location):
+        for section in split_by_file(text):
+            single = pygit2.Diff.parse_diff(section)
+            if len(single) and not repo.applies(single, location):
+                patch = single[0]
                 path = patch.delta.new_file.path or patch.delta.old_file.path
                 raise PatchError(path, _why_not(root, patch), index)
         raise PatchError("(diff)", "the diff does not apply as a whole", index)
+
+
+def split_by_file(text: str) -> list[str]:
+    """The per-file sections of a diff, so a failure can be pinned on one file."""
+    lines = text.splitlines(keepends=True)
+    git_style = any(line.startswith("diff --git ") for line in lines)
+    starts = [
+        i
+        for i, line in enumerate(lines)
+        if (line.startswith("diff --git ") if git_style else line.startswith("--- ")
+            and i + 1 < len(lines) and lines[i + 1].startswith("+++ "))
+    ]
+    if not starts:
+        return [text]
+    bounds = [*starts[1:], len(lines)]
+    return ["".join(lines[a:b]) for a, b in zip(starts, bounds, strict=True)]
 
 
 def _why_not(root: Path, patch: pygit2.Patch) -> str:

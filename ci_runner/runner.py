@@ -53,6 +53,7 @@ class CIRunner:
                 return CIResult(
                     status=CIStatus.ERROR,
                     error=f"patch rejected: {exc}",
+                    patch_error=str(exc),
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )

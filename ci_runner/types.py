@@ -8,6 +8,8 @@ from ci_runner.pipeline import Pipeline
 
 
 class TestOutcome(StrEnum):
+    __test__ = False  # not a pytest test class, despite the name
+
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
@@ -72,6 +74,7 @@ class CIResult(BaseModel):
     steps: tuple[StepResult, ...] = ()
     tests: dict[str, TestOutcome] = Field(default_factory=dict)
     error: str | None = None
+    patch_error: str | None = Field(default=None, description="set when a diff was refused")
     duration_s: float = 0.0
     image: str | None = None
 

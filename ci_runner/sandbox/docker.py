@@ -85,7 +85,7 @@ class DockerSandbox(Sandbox):
         cls, client: docker.DockerClient, image: str, workspace: Path, limits: Limits
     ) -> DockerSandbox:
         uid = sandbox_uid()
-        home_opts = f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,uid={uid},gid={uid},mode=0700"
+        home_opts = f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,uid={uid},gid={uid},mode=0700"
         try:
             container = client.containers.create(
                 image,
@@ -96,7 +96,7 @@ class DockerSandbox(Sandbox):
                 user=f"{uid}:{uid}",
                 read_only=True,
                 tmpfs={
-                    "/tmp": f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777",
+                    "/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777",
                     SANDBOX_HOME: home_opts,
                 },
                 cap_drop=["ALL"],

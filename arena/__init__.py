@@ -1,0 +1,1 @@
+"""Arena: code LLMs compete on real GitHub issues, as submitter and reviewer."""

@@ -1,0 +1,97 @@
+"""`arena ci`: run a task's pipeline in the sandbox, build the CI images, sweep orphans."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
+from arena.cli.render import render_ci_result
+from arena.tasks import Task, load_task_file
+from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
+from ci_runner.images import LANGUAGES, ImageBuilder
+from ci_runner.sandbox import sweep_orphans
+
+app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
+
+
+def read_diff(path: Path) -> str:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        fail(BAD_INPUT, f"diff file {path} does not exist")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(BAD_INPUT, f"cannot read diff file {path}: {exc}")
+
+
+def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIResult:
+    """Run the task's pipeline on its base commit plus `diffs`, with live status on stderr."""
+    runner = CIRunner(settings)
+    with stderr.status("preparing the CI image") as status:
+        image = task.image or ImageBuilder(runner.client, settings).ensure(
+            task.language.value, progress=lambda line: status.update(f"image: {line[:100]}")
+        )
+        names = [step.name for step in task.pipeline.steps]
+        status.update(f"checking out {task.instance_id} and running step {names[0]!r}")
+
+        def on_step(done: StepResult) -> None:
+            index = names.index(done.name)
+            if index + 1 < len(names):
+                status.update(f"running step {names[index + 1]!r} ({index + 2}/{len(names)})")
+
+        request = CIRequest(
+            repo=task.repo, commit=task.base_commit, pipeline=task.pipeline, image=image, diffs=diffs
+        )
+        return runner.run(request, on_step=on_step)
+
+
+@app.command("run")
+def run(
+    task: Annotated[Path, typer.Option("--task", help="task JSON file")],
+    diff: Annotated[
+        list[Path] | None, typer.Option("--diff", help="unified diff to apply; repeat for several")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the CIResult as JSON")] = False,
+) -> None:
+    """Apply the diffs in order to the task's base commit and run its pipeline."""
+    with exit_on_errors():
+        loaded = load_task_file(task)
+        diffs = tuple(read_diff(p) for p in diff or [])
+        result = run_task_ci(loaded, diffs, CISettings())
+    if as_json:
+        print(result.model_dump_json(indent=2))
+    else:
+        render_ci_result(Console(), result)
+    if result.patch_error is not None:
+        if not as_json:
+            stderr.print(f"[bold red]error:[/] {result.patch_error}", highlight=False)
+        raise typer.Exit(BAD_INPUT)
+
+
+@app.command("images")
+def images(
+    language: Annotated[
+        list[str] | None, typer.Option("--language", help=f"one of {', '.join(LANGUAGES)}")
+    ] = None,
+) -> None:
+    """Build (or find cached) the CI image of each language."""
+    with exit_on_errors():
+        settings = CISettings()
+        builder = ImageBuilder(CIRunner(settings).client, settings)
+        for name in language or list(LANGUAGES):
+            with stderr.status(f"{name}: checking image") as status:
+                tag = builder.ensure(name, progress=lambda line: status.update(f"{name}: {line[:100]}"))
+            print(f"{name}\t{tag}")
+
+
+@app.command("sweep")
+def sweep(
+    older_than: Annotated[
+        float | None, typer.Option(help="also remove any sandbox older than this many seconds")
+    ] = None,
+) -> None:
+    """Remove sandbox containers left behind by runs that died."""
+    with exit_on_errors():
+        removed = sweep_orphans(CIRunner(CISettings()).client, max_age_s=older_than)
+    print(f"removed {len(removed)} container(s)" + (": " + ", ".join(removed) if removed else ""))

@@ -1,0 +1,33 @@
+"""Exit codes shared by every command, and the one place that maps errors to them."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
+
+OK = 0
+BAD_INPUT = 2
+INFRASTRUCTURE = 3
+
+stderr = Console(stderr=True)
+
+
+def fail(code: int, message: str) -> NoReturn:
+    stderr.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def exit_on_errors() -> Iterator[None]:
+    """Bad input exits 2, a Docker or engine fault exits 3, each with its message."""
+    try:
+        yield
+    except SandboxError as exc:
+        fail(INFRASTRUCTURE, f"infrastructure: {exc}")
+    except (PatchError, ReportError, WorkspaceError, ValueError) as exc:
+        fail(BAD_INPUT, str(exc))
+

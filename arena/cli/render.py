@@ -1,0 +1,58 @@
+"""Readable rendering of CI results for the terminal."""
+
+from rich.console import Console
+from rich.table import Table
+
+from ci_runner import CIResult, CIStatus, StepResult, TestOutcome
+
+_STATUS_STYLE = {
+    CIStatus.PASSED: "bold green",
+    CIStatus.FAILED: "bold red",
+    CIStatus.TIMEOUT: "bold yellow",
+    CIStatus.ERROR: "bold magenta",
+}
+_OUTCOME_STYLE = {
+    TestOutcome.PASSED: "green",
+    TestOutcome.FAILED: "red",
+    TestOutcome.ERROR: "magenta",
+    TestOutcome.SKIPPED: "dim",
+}
+
+
+def step_state(step: StepResult) -> str:
+    if step.skipped:
+        return "[dim]skipped[/]"
+    if step.timed_out:
+        return "[yellow]timeout[/]"
+    if step.oom_killed:
+        return "[red]out of memory[/]"
+    if step.exit_code == 0:
+        return "[green]ok[/]"
+    return f"[red]exit {step.exit_code}[/]"
+
+
+def render_ci_result(console: Console, result: CIResult, log_tail_lines: int = 20) -> None:
+    steps = Table(title="Steps", title_justify="left")
+    for column in ("step", "result", "time", "output"):
+        steps.add_column(column)
+    for step in result.steps:
+        size = f"{len(step.log.encode())} B" + (" [yellow](truncated)[/]" if step.truncated else "")
+        steps.add_row(step.name, step_state(step), f"{step.duration_s:.2f}s", size)
+    console.print(steps)
+    if result.tests:
+        tests = Table(title=f"Tests ({len(result.tests)})", title_justify="left")
+        tests.add_column("test")
+        tests.add_column("outcome")
+        for test_id in sorted(result.tests):
+            outcome = result.tests[test_id]
+            tests.add_row(test_id, f"[{_OUTCOME_STYLE[outcome]}]{outcome.value}[/]")
+        console.print(tests)
+    broken = next((s for s in result.steps if not s.skipped and not s.succeeded), None)
+    if broken is not None and broken.log.strip():
+        tail = "\n".join(broken.log.rstrip().splitlines()[-log_tail_lines:])
+        console.print(f"[bold]last lines of step {broken.name!r}:[/]")
+        console.print(tail, markup=False, highlight=False)
+    style = _STATUS_STYLE[result.status]
+    console.print(f"status: [{style}]{result.status.value}[/]  ({result.duration_s:.2f}s)")
+    if result.error:
+        console.print(f"reason: {result.error}", markup=False, highlight=False)

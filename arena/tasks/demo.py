@@ -1,0 +1,47 @@
+"""The bundled demo corpus: plain files in the package, turned into git repos on use."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.tasks.gitrepo import commit_directory
+from arena.tasks.schema import Task, TaskError
+
+DEMO_DIR = Path(__file__).parent / "demo"
+
+
+@dataclass(frozen=True)
+class DemoSource:
+    name: str
+    directory: Path
+
+
+def demo_sources() -> list[DemoSource]:
+    return [
+        DemoSource(name=d.name, directory=d)
+        for d in sorted(DEMO_DIR.iterdir())
+        if (d / "task.toml").is_file()
+    ]
+
+
+def materialize(source: DemoSource, repos_dir: Path) -> Task:
+    """Commit the demo's files into a repo under `repos_dir` and return its task."""
+    meta = tomllib.loads((source.directory / "task.toml").read_text())
+    commit = commit_directory(source.directory / "repo", repos_dir / f"{source.name}.git")
+    fields = {
+        **meta,
+        "repo": str(repos_dir / f"{source.name}.git"),
+        "base_commit": commit,
+        "patch": (source.directory / "gold.patch").read_text(),
+        "test_patch": (source.directory / "test.patch").read_text(),
+    }
+    try:
+        return Task.model_validate(fields)
+    except ValueError as exc:
+        raise TaskError(f"demo task {source.name}: {exc}") from exc
+
+
+def demo_tasks(repos_dir: Path) -> list[Task]:
+    return [materialize(source, repos_dir) for source in demo_sources()]
