@@ -30,7 +30,9 @@ def overall_status(
     failing = sorted(t for t, o in tests.items() if o in (TestOutcome.FAILED, TestOutcome.ERROR))
     reasons = problems + ([report_error] if report_error else [])
     if failing:
-        reasons.append("failing tests: " + ", ".join(failing[:20]) + (" ..." if len(failing) > 20 else ""))
+        reasons.append(
+            "failing tests: " + ", ".join(failing[:20]) + (" ..." if len(failing) > 20 else "")
+        )
     message = "; ".join(reasons) or None
     if any(s.timed_out for s in steps):
         return CIStatus.TIMEOUT, message

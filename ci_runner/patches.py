@@ -22,7 +22,8 @@ def parse_diff(text: str, index: int | None = None) -> pygit2.Diff:
     try:
         diff = pygit2.Diff.parse_diff(text)
     except (pygit2.GitError, ValueError) as exc:
-        raise PatchError("(diff)", f"not a unified diff: {exc}", index) from exc
+        detail = exc.args[0] if exc.args else exc
+        raise PatchError("(diff)", f"not a unified diff: {detail}", index) from exc
     if len(diff) == 0:
         raise PatchError("(diff)", "no file changes found in the diff", index)
     return diff
@@ -54,18 +55,17 @@ def _symlink_on_the_way(root: Path, path: str) -> str | None:
 
 
 def _link_target(patch: pygit2.Patch) -> str:
-    added = [
-        line.content
-        for hunk in patch.hunks
-        for line in hunk.lines
-        if line.origin == "+"
-    ]
+    added = [line.content for hunk in patch.hunks for line in hunk.lines if line.origin == "+"]
     return "".join(added).strip()
+
+
+def file_patches(diff: pygit2.Diff) -> list[pygit2.Patch]:
+    return [patch for patch in diff if patch is not None]
 
 
 def check_diff(root: Path, diff: pygit2.Diff, index: int | None = None) -> None:
     """Raise PatchError for the first delta that could touch anything outside the tree."""
-    for patch in diff:
+    for patch in file_patches(diff):
         delta = patch.delta
         for side in (delta.old_file, delta.new_file):
             if side.path is None or (side is delta.old_file and delta.status_char() == "A"):
@@ -85,7 +85,9 @@ def check_diff(root: Path, diff: pygit2.Diff, index: int | None = None) -> None:
             target = _link_target(patch)
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
             if target.startswith("/") or resolved.startswith(".."):
-                raise PatchError(path, f"creates a symlink pointing outside the tree ({target})", index)
+                raise PatchError(
+                    path, f"creates a symlink pointing outside the tree ({target})", index
+                )
 
 
 def apply_diffs(root: Path, repo: pygit2.Repository, diffs: tuple[str, ...]) -> None:
@@ -99,8 +101,9 @@ def apply_diffs(root: Path, repo: pygit2.Repository, diffs: tuple[str, ...]) -> 
             continue
         for section in split_by_file(text):
             single = pygit2.Diff.parse_diff(section)
-            if len(single) and not repo.applies(single, location):
-                patch = single[0]
+            patches = file_patches(single)
+            if patches and not repo.applies(single, location):
+                patch = patches[0]
                 path = patch.delta.new_file.path or patch.delta.old_file.path
                 raise PatchError(path, _why_not(root, patch), index)
         raise PatchError("(diff)", "the diff does not apply as a whole", index)
@@ -113,8 +116,11 @@ def split_by_file(text: str) -> list[str]:
     starts = [
         i
         for i, line in enumerate(lines)
-        if (line.startswith("diff --git ") if git_style else line.startswith("--- ")
-            and i + 1 < len(lines) and lines[i + 1].startswith("+++ "))
+        if (
+            line.startswith("diff --git ")
+            if git_style
+            else line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
+        )
     ]
     if not starts:
         return [text]

@@ -17,6 +17,7 @@ from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.reports import parse_report
+from ci_runner.sandbox.base import Sandbox
 from ci_runner.sandbox.docker import DockerSandbox, sandbox_uid
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
 from ci_runner.workspace import Workspaces, hand_to_uid, read_inside, remove_tree
@@ -77,7 +78,7 @@ class CIRunner:
 
     def _run_steps(
         self,
-        sandbox: DockerSandbox,
+        sandbox: Sandbox,
         pipeline: Pipeline,
         limits: Limits,
         started: float,
@@ -87,7 +88,9 @@ class CIRunner:
         stopped = False
         for step in pipeline.steps:
             if stopped:
-                results.append(StepResult(name=step.name, exit_code=None, duration_s=0.0, log="", skipped=True))
+                results.append(
+                    StepResult(name=step.name, exit_code=None, duration_s=0.0, log="", skipped=True)
+                )
                 continue
             remaining = limits.run_timeout_s - (time.monotonic() - started)
             result = self._run_step(sandbox, pipeline, step, limits, max(remaining, 0.01))
@@ -98,7 +101,12 @@ class CIRunner:
         return tuple(results)
 
     def _run_step(
-        self, sandbox: DockerSandbox, pipeline: Pipeline, step: Step, limits: Limits, remaining: float
+        self,
+        sandbox: Sandbox,
+        pipeline: Pipeline,
+        step: Step,
+        limits: Limits,
+        remaining: float,
     ) -> StepResult:
         done = sandbox.exec(
             step.run,

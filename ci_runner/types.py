@@ -79,4 +79,6 @@ class CIResult(BaseModel):
     image: str | None = None
 
     def failing_tests(self) -> list[str]:
-        return sorted(t for t, o in self.tests.items() if o in (TestOutcome.FAILED, TestOutcome.ERROR))
+        return sorted(
+            t for t, o in self.tests.items() if o in (TestOutcome.FAILED, TestOutcome.ERROR)
+        )

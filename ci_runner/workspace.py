@@ -79,7 +79,9 @@ class Workspaces:
             repo = pygit2.clone_repository(str(mirror.path), str(run_dir / ".git"), bare=True)
             repo.config["core.bare"] = False
             repo = pygit2.Repository(str(run_dir))
-            repo.checkout_tree(repo[found.id], strategy=pygit2.enums.CheckoutStrategy.FORCE)
+            repo.checkout_tree(  # type: ignore[no-untyped-call]
+                repo[found.id], strategy=pygit2.enums.CheckoutStrategy.FORCE
+            )
             repo.set_head(found.id)
         except (pygit2.GitError, KeyError, ValueError) as exc:
             remove_tree(run_dir)
@@ -139,7 +141,9 @@ def read_inside(root: Path, relative: str, max_bytes: int) -> bytes:
             except FileNotFoundError as exc:
                 raise ReportError(f"no test report at {relative}") from exc
             except OSError as exc:
-                raise ReportError(f"report path {relative}: {part} is not a plain directory") from exc
+                raise ReportError(
+                    f"report path {relative}: {part} is not a plain directory"
+                ) from exc
             os.close(fd)
             fd = next_fd
         try:

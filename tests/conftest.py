@@ -83,7 +83,9 @@ def no_containers_left(docker_client: docker.DockerClient) -> Iterator[None]:
 
 def containers_created_since(client: docker.DockerClient, since: float) -> int:
     events = client.events(
-        since=since, until=int(time.time()) + 1, filters={"type": "container", "event": "create"},
+        since=since,
+        until=int(time.time()) + 1,
+        filters={"type": "container", "event": "create"},
         decode=True,
     )
     try:

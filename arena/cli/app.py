@@ -4,7 +4,11 @@ import typer
 
 from arena.cli import ci, demo
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Arena: code LLMs compete on real GitHub issues.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Arena: code LLMs compete on real GitHub issues.",
+)
 app.add_typer(ci.app, name="ci")
 app.command("demo")(demo.demo)
 

@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.status import Status
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 from arena.cli.render import render_ci_result
@@ -41,7 +42,11 @@ def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIR
                 status.update(f"running step {names[index + 1]!r} ({index + 2}/{len(names)})")
 
         request = CIRequest(
-            repo=task.repo, commit=task.base_commit, pipeline=task.pipeline, image=image, diffs=diffs
+            repo=task.repo,
+            commit=task.base_commit,
+            pipeline=task.pipeline,
+            image=image,
+            diffs=diffs,
         )
         return runner.run(request, on_step=on_step)
 
@@ -81,7 +86,11 @@ def images(
         builder = ImageBuilder(CIRunner(settings).client, settings)
         for name in language or list(LANGUAGES):
             with stderr.status(f"{name}: checking image") as status:
-                tag = builder.ensure(name, progress=lambda line: status.update(f"{name}: {line[:100]}"))
+
+                def show(line: str, name: str = name, status: Status = status) -> None:
+                    status.update(f"{name}: {line[:100]}")
+
+                tag = builder.ensure(name, progress=show)
             print(f"{name}\t{tag}")
 
 

@@ -22,7 +22,10 @@ def demo(
         tasks = demo_tasks(settings.cache_dir / "demo-repos")
         chosen = next((t for t in tasks if task in (None, t.instance_id)), None)
         if chosen is None:
-            fail(BAD_INPUT, f"no demo task {task!r}; known: {', '.join(t.instance_id for t in tasks)}")
+            fail(
+                BAD_INPUT,
+                f"no demo task {task!r}; known: {', '.join(t.instance_id for t in tasks)}",
+            )
         console.rule(f"{chosen.instance_id}: base + gold tests (the bug shows)")
         render_ci_result(console, run_task_ci(chosen, (chosen.test_patch,), settings))
         console.rule(f"{chosen.instance_id}: base + gold fix + gold tests")

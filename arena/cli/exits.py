@@ -30,4 +30,3 @@ def exit_on_errors() -> Iterator[None]:
         fail(INFRASTRUCTURE, f"infrastructure: {exc}")
     except (PatchError, ReportError, WorkspaceError, ValueError) as exc:
         fail(BAD_INPUT, str(exc))
-

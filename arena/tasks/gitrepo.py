@@ -16,12 +16,17 @@ def _tree(repo: pygit2.Repository, directory: Path) -> pygit2.Oid:
     for entry in sorted(directory.iterdir(), key=lambda p: p.name):
         if entry.name in (".git", "__pycache__") or entry.name.endswith(".pyc"):
             continue
-        if entry.is_dir():
+        if entry.is_symlink():
+            blob = repo.create_blob(os.readlink(entry).encode())
+            builder.insert(entry.name, blob, pygit2.enums.FileMode.LINK)
+        elif entry.is_dir():
             builder.insert(entry.name, _tree(repo, entry), pygit2.enums.FileMode.TREE)
         else:
             blob = repo.create_blob(entry.read_bytes())
             executable = os.access(entry, os.X_OK)
-            mode = pygit2.enums.FileMode.BLOB_EXECUTABLE if executable else pygit2.enums.FileMode.BLOB
+            mode = (
+                pygit2.enums.FileMode.BLOB_EXECUTABLE if executable else pygit2.enums.FileMode.BLOB
+            )
             builder.insert(entry.name, blob, mode)
     return builder.write()
 

@@ -10,8 +10,12 @@ _LINE = re.compile(
     r"^\s*\d+/\d+\s+Test\s+#\d+:\s+(?P<name>\S+)\s+\.*\s*(?P<verdict>\*{0,3}[A-Za-z][^\d]*?)\s+[\d.]+\s+sec",
     re.MULTILINE,
 )
-_STATUS = {"run": TestOutcome.PASSED, "fail": TestOutcome.FAILED, "notrun": TestOutcome.SKIPPED,
-           "disabled": TestOutcome.SKIPPED}
+_STATUS = {
+    "run": TestOutcome.PASSED,
+    "fail": TestOutcome.FAILED,
+    "notrun": TestOutcome.SKIPPED,
+    "disabled": TestOutcome.SKIPPED,
+}
 
 
 def _verdict(text: str) -> TestOutcome:

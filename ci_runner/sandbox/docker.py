@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -61,7 +62,7 @@ def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None
         if orphan or stale:
             try:
                 container.remove(force=True)
-                removed.append(container.name)
+                removed.append(str(container.name))
             except docker.errors.NotFound:
                 pass
     return removed
@@ -112,7 +113,9 @@ class DockerSandbox(Sandbox):
                 labels=_labels(),
             )
         except docker.errors.ImageNotFound as exc:
-            raise SandboxError(f"CI image {image} is missing: build it with `arena ci images`") from exc
+            raise SandboxError(
+                f"CI image {image} is missing: build it with `arena ci images`"
+            ) from exc
         except docker.errors.APIError as exc:
             raise SandboxError(f"cannot create the sandbox container: {exc}") from exc
         try:
@@ -202,10 +205,8 @@ class DockerSandbox(Sandbox):
 
     def kill(self) -> None:
         self._dead = True
-        try:
+        with contextlib.suppress(docker.errors.APIError):  # already stopped or gone: fine
             self._container.kill()
-        except docker.errors.APIError:
-            pass  # already stopped, or gone: either way nothing runs any more
 
     def close(self) -> None:
         if self._closed:
@@ -217,4 +218,6 @@ class DockerSandbox(Sandbox):
         except docker.errors.NotFound:
             pass
         except docker.errors.APIError as exc:
-            raise SandboxError(f"cannot remove sandbox container {self.container_id}: {exc}") from exc
+            raise SandboxError(
+                f"cannot remove sandbox container {self.container_id}: {exc}"
+            ) from exc

@@ -29,7 +29,7 @@ def _diff(
     )
 
 
-PROJECTS: list["Project"] = []
+PROJECTS: list[Project] = []
 
 PYTHON = Project(
     language="python",
@@ -42,7 +42,12 @@ PYTHON = Project(
     },
     pipeline=Pipeline.model_validate(
         {
-            "steps": [{"name": "test", "run": "python3 -m pytest -q -p no:cacheprovider --junitxml=report.xml"}],
+            "steps": [
+                {
+                    "name": "test",
+                    "run": "python3 -m pytest -q -p no:cacheprovider --junitxml=report.xml",
+                }
+            ],
             "report": {"format": "junit", "path": "report.xml"},
         }
     ),
@@ -100,7 +105,9 @@ RUST = Project(
         }
     ),
     fix=_diff("src/lib.rs", "    a - b", "    a + b", "pub fn add(a: i64, b: i64) -> i64 {", "}"),
-    wrong_fix=_diff("src/lib.rs", "    a - b", "    a * b", "pub fn add(a: i64, b: i64) -> i64 {", "}"),
+    wrong_fix=_diff(
+        "src/lib.rs", "    a - b", "    a * b", "pub fn add(a: i64, b: i64) -> i64 {", "}"
+    ),
     stale=_diff("src/lib.rs", "    b - a", "    a + b", "pub fn add(a: i64, b: i64) -> i64 {", "}"),
     test_add="src/lib.rs::tests::adds",
     test_other="src/lib.rs::tests::negates",

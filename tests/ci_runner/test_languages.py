@@ -11,9 +11,15 @@ from tests.conftest import MakeRepo
 pytestmark = pytest.mark.usefixtures("no_containers_left")
 
 
-def _request(project: Project, images: dict[str, str], repo: str, commit: str, *diffs: str) -> CIRequest:
+def _request(
+    project: Project, images: dict[str, str], repo: str, commit: str, *diffs: str
+) -> CIRequest:
     return CIRequest(
-        repo=repo, commit=commit, pipeline=project.pipeline, image=images[project.language], diffs=diffs
+        repo=repo,
+        commit=commit,
+        pipeline=project.pipeline,
+        image=images[project.language],
+        diffs=diffs,
     )
 
 
@@ -28,7 +34,10 @@ def test_correct_diff_passes_with_the_right_test_ids(
     repo, commit = make_repo(project.files)
     result = runner.run(_request(project, images, repo, commit, project.fix))
     assert result.status is CIStatus.PASSED, result.error
-    assert result.tests == {project.test_add: TestOutcome.PASSED, project.test_other: TestOutcome.PASSED}
+    assert result.tests == {
+        project.test_add: TestOutcome.PASSED,
+        project.test_other: TestOutcome.PASSED,
+    }
     assert result.error is None
 
 

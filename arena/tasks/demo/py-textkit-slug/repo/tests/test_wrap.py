@@ -1,5 +1,4 @@
 import pytest
-
 from textkit import reading_time, wrap
 
 

@@ -1,0 +1,158 @@
+"""`arena ci run` as a user runs it: JSON, tables and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ci_runner import CISettings
+from tests.ci_runner.projects import PYTHON
+from tests.conftest import MakeRepo
+
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def _arena(args: list[str], settings: CISettings, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ARENA, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ARENA_CACHE_DIR": str(settings.cache_dir), "COLUMNS": "200", **env},
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture
+def task_file(tmp_path: Path, make_repo: MakeRepo) -> Path:
+    repo, commit = make_repo(PYTHON.files)
+    path = tmp_path / "task.json"
+    path.write_text(
+        json.dumps(
+            {
+                "instance_id": "calc-1",
+                "repo": repo,
+                "base_commit": commit,
+                "language": "python",
+                "pipeline": PYTHON.pipeline.model_dump(mode="json"),
+            }
+        )
+    )
+    return path
+
+
+def _diff_file(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_json_result_of_a_correct_diff(
+    task_file: Path, tmp_path: Path, ci_settings: CISettings, images: dict[str, str]
+) -> None:
+    done = _arena(
+        [
+            "ci",
+            "run",
+            "--task",
+            str(task_file),
+            "--diff",
+            _diff_file(tmp_path, "fix.diff", PYTHON.fix),
+            "--json",
+        ],
+        ci_settings,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert {"status", "tests", "steps", "error"} <= set(result)
+    assert result["status"] == "passed"
+    assert result["tests"] == {PYTHON.test_add: "passed", PYTHON.test_other: "passed"}
+    assert result["steps"][0]["name"] == "test" and result["steps"][0]["exit_code"] == 0
+
+
+def test_failing_tests_still_exit_zero_and_show_a_table(
+    task_file: Path, tmp_path: Path, ci_settings: CISettings, images: dict[str, str]
+) -> None:
+    done = _arena(
+        [
+            "ci",
+            "run",
+            "--task",
+            str(task_file),
+            "--diff",
+            _diff_file(tmp_path, "bad.diff", PYTHON.wrong_fix),
+        ],
+        ci_settings,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "status: failed" in done.stdout
+    assert PYTHON.test_add in done.stdout and "failed" in done.stdout
+
+
+def test_stale_diff_exits_2_naming_the_file(
+    task_file: Path, tmp_path: Path, ci_settings: CISettings, images: dict[str, str]
+) -> None:
+    done = _arena(
+        [
+            "ci",
+            "run",
+            "--task",
+            str(task_file),
+            "--diff",
+            _diff_file(tmp_path, "old.diff", PYTHON.stale),
+            "--json",
+        ],
+        ci_settings,
+    )
+    assert done.returncode == 2
+    result = json.loads(done.stdout)
+    assert result["status"] == "error" and "calc.py" in result["error"]
+
+
+def test_task_missing_a_field_exits_2_naming_it(tmp_path: Path, ci_settings: CISettings) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"instance_id": "x", "repo": "/nowhere", "language": "python"}))
+    done = _arena(["ci", "run", "--task", str(bad)], ci_settings)
+    assert done.returncode == 2
+    assert "base_commit" in done.stderr and "pipeline" in done.stderr
+
+
+def test_unknown_language_and_missing_files_exit_2(
+    task_file: Path, tmp_path: Path, ci_settings: CISettings
+) -> None:
+    task = json.loads(task_file.read_text())
+    task["language"] = "cobol"
+    bad = tmp_path / "cobol.json"
+    bad.write_text(json.dumps(task))
+    done = _arena(["ci", "run", "--task", str(bad)], ci_settings)
+    assert done.returncode == 2 and "language" in done.stderr
+    done = _arena(["ci", "run", "--task", str(tmp_path / "absent.json")], ci_settings)
+    assert done.returncode == 2 and "absent.json does not exist" in done.stderr
+    done = _arena(
+        ["ci", "run", "--task", str(task_file), "--diff", str(tmp_path / "no.diff")], ci_settings
+    )
+    assert done.returncode == 2 and "no.diff does not exist" in done.stderr
+
+
+def test_unknown_commit_exits_2(task_file: Path, tmp_path: Path, ci_settings: CISettings) -> None:
+    task = json.loads(task_file.read_text())
+    task["base_commit"] = "0" * 40
+    bad = tmp_path / "commit.json"
+    bad.write_text(json.dumps(task))
+    done = _arena(["ci", "run", "--task", str(bad)], ci_settings)
+    assert done.returncode == 2 and "0" * 40 in done.stderr
+
+
+def test_no_docker_engine_exits_3(task_file: Path, tmp_path: Path, ci_settings: CISettings) -> None:
+    done = _arena(
+        ["ci", "run", "--task", str(task_file)],
+        ci_settings,
+        DOCKER_HOST=f"unix://{tmp_path}/no-such-docker.sock",
+    )
+    assert done.returncode == 3
+    assert "Docker engine" in done.stderr

@@ -1,0 +1,43 @@
+"""Orphaned sandboxes (their owner died) are swept; live ones are left alone."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+
+import docker
+
+from ci_runner.sandbox.docker import LABEL, sweep_orphans
+
+
+def test_sweep_removes_containers_whose_owner_is_gone(
+    docker_client: docker.DockerClient, images: dict[str, str]
+) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    labels = {
+        LABEL: "1",
+        f"{LABEL}.host": socket.gethostname(),
+        f"{LABEL}.pid": str(dead.pid),
+        f"{LABEL}.started": "0",
+    }
+    orphan = docker_client.containers.create(
+        images["python"], ["sleep", "60"], labels=labels, network_mode="none"
+    )
+    live = docker_client.containers.create(
+        images["python"],
+        ["sleep", "60"],
+        network_mode="none",
+        labels={**labels, f"{LABEL}.pid": "1"},
+    )
+    try:
+        removed = sweep_orphans(docker_client)
+        assert orphan.name in removed
+        assert live.name not in removed
+        names = {c.name for c in docker_client.containers.list(all=True)}
+        assert orphan.name not in names and live.name in names
+    finally:
+        for container in (orphan, live):
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)

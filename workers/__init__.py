@@ -1,0 +1,1 @@
+"""Celery workers: tournaments, matches, model calls and CI runs as retryable tasks (to come)."""
