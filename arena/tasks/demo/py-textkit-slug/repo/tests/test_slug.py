@@ -1,3 +1,5 @@
+import pytest
+
 from textkit import slugify
 
 
@@ -11,3 +13,12 @@ def test_slugify_drops_accents():
 
 def test_slugify_custom_separator():
     assert slugify("a b", separator="_") == "a_b"
+
+
+def test_slugify_short_titles_are_not_cut():
+    assert slugify("short", max_length=10) == "short"
+
+
+def test_slugify_rejects_zero_length():
+    with pytest.raises(ValueError):
+        slugify("x", max_length=0)

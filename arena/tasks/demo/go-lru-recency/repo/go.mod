@@ -1,0 +1,3 @@
+module github.com/example/lru
+
+go 1.19

@@ -1,0 +1,3 @@
+module github.com/example/semver
+
+go 1.19
