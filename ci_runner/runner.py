@@ -62,7 +62,7 @@ class CIRunner:
             hand_to_uid(run_dir, sandbox_uid())
             with DockerSandbox.start(self.client, request.image, run_dir, limits) as sandbox:
                 steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
-                sandbox.kill()  # nothing may touch the workspace while we read the report
+            # the sandbox is gone, so nothing can touch the workspace while we read the report
             tests, report_error = self._collect_report(run_dir, request.pipeline, steps, limits)
         finally:
             remove_tree(run_dir)

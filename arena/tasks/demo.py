@@ -28,7 +28,10 @@ def demo_sources() -> list[DemoSource]:
 
 def materialize(source: DemoSource, repos_dir: Path) -> Task:
     """Commit the demo's files into a repo under `repos_dir` and return its task."""
-    meta = tomllib.loads((source.directory / "task.toml").read_text())
+    try:
+        meta = tomllib.loads((source.directory / "task.toml").read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskError(f"demo task {source.name}: task.toml: {exc}") from exc
     commit = commit_directory(source.directory / "repo", repos_dir / f"{source.name}.git")
     fields = {
         **meta,

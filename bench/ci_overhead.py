@@ -1,0 +1,159 @@
+"""Wall time of `arena ci run` against a bare `docker run` of the same commands.
+
+For one demo task per language: the same image, the same checkout with the same diffs
+applied, the same steps. The baseline gets its checkout ready-made (copied outside the
+timing) and runs every step in one `docker run --rm --network none`; `arena ci run`
+pays for everything: start-up, mirror, checkout, diffs, sandbox, report. Prints the
+median of several runs of each and their ratio (target: at most 1.25x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from arena.tasks import Task
+from arena.tasks.demo import demo_tasks
+from ci_runner import CISettings
+from ci_runner.engine import connect
+from ci_runner.images import ImageBuilder
+from ci_runner.patches import apply_diffs
+from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.workspace import Workspaces, hand_to_uid
+
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def baseline_script(task: Task) -> str:
+    """The pipeline's steps as one bash script, each in its workdir with its env."""
+    lines = ["set -eo pipefail"]
+    for key, value in task.pipeline.env.items():
+        lines.append(f"export {key}={shlex.quote(value)}")
+    for step in task.pipeline.steps:
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in step.env.items())
+        run = shlex.quote(step.run)
+        command = f"cd /workspace/{step.workdir} && {exports} bash -eo pipefail -c {run}"
+        lines.append(f"( {command} ) || true" if step.continue_on_error else f"( {command} )")
+    return "\n".join(lines)
+
+
+def time_baseline(task: Task, image: str, prepared: Path, scratch: Path) -> float:
+    run_dir = scratch / "baseline"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    shutil.copytree(prepared, run_dir, symlinks=True)
+    hand_to_uid(run_dir, sandbox_uid())
+    uid = sandbox_uid()
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            "--user",
+            f"{uid}:{uid}",
+            "-e",
+            "HOME=/tmp",
+            "-v",
+            f"{run_dir}:/workspace",
+            "-w",
+            "/workspace",
+            image,
+            "bash",
+            "-c",
+            baseline_script(task),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    return time.perf_counter() - started
+
+
+def time_arena(task_file: Path, diff_files: list[Path], env: dict[str, str]) -> float:
+    args = [ARENA, "ci", "run", "--task", str(task_file), "--json"]
+    for diff in diff_files:
+        args += ["--diff", str(diff)]
+    started = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"arena ci run failed ({done.returncode}): {done.stderr}")
+    if json.loads(done.stdout)["status"] != "passed":
+        raise SystemExit(f"{task_file}: expected a passing run, got {done.stdout[:2000]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="timed runs of each (after a warm-up)")
+    args = parser.parse_args()
+    console = Console()
+    scratch = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    settings = CISettings(cache_dir=scratch / "cache")
+    env = {**os.environ, "ARENA_CACHE_DIR": str(settings.cache_dir)}
+    builder = ImageBuilder(connect(), settings)
+    workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+    tasks = demo_tasks(settings.cache_dir / "demo-repos")
+    chosen = {t.language: t for t in reversed(tasks)}  # the first task of each language
+    table = Table(title=f"arena ci run vs bare docker run (median of {args.runs})")
+    for column in ("language", "task", "docker run", "arena ci run", "ratio"):
+        table.add_column(column)
+    ratios = []
+    try:
+        with Progress(console=console, transient=True) as progress:
+            bar = progress.add_task("benchmark", total=len(chosen) * (args.runs + 1) * 2)
+            for language, task in sorted(chosen.items()):
+                image = builder.ensure(language.value)
+                task_file = scratch / f"{task.instance_id}.json"
+                task_file.write_text(task.model_copy(update={"image": image}).model_dump_json())
+                diffs = [scratch / f"{task.instance_id}.{n}.diff" for n in ("gold", "tests")]
+                diffs[0].write_text(task.patch)
+                diffs[1].write_text(task.test_patch)
+                prepared, repo = workspaces.checkout(task.repo, task.base_commit)
+                apply_diffs(prepared, repo, (task.patch, task.test_patch))
+                arena_times, docker_times = [], []
+                for attempt in range(args.runs + 1):  # the first of each is a warm-up
+                    progress.update(bar, description=f"{language}: run {attempt}")
+                    docker_time = time_baseline(task, image, prepared, scratch)
+                    progress.advance(bar)
+                    arena_time = time_arena(task_file, diffs, env)
+                    progress.advance(bar)
+                    if attempt:
+                        docker_times.append(docker_time)
+                        arena_times.append(arena_time)
+                base, ours = statistics.median(docker_times), statistics.median(arena_times)
+                ratios.append(ours / base)
+                table.add_row(
+                    language.value,
+                    task.instance_id,
+                    f"{base:.2f}s",
+                    f"{ours:.2f}s",
+                    f"{ours / base:.2f}x",
+                )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    console.print(table)
+    worst = max(ratios)
+    verdict = "[green]within[/]" if worst <= 1.25 else "[red]over[/]"
+    console.print(
+        f"worst ratio {worst:.2f}x, geometric mean "
+        f"{statistics.geometric_mean(ratios):.2f}x: {verdict} the 1.25x target"
+    )
+
+
+if __name__ == "__main__":
+    main()
