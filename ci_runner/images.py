@@ -28,7 +28,7 @@ SANDBOX_HOME = "/home/arena"
 WORKSPACE = "/workspace"
 COMMON_PACKAGES = ("bash", "ca-certificates", "coreutils", "git", "procps")
 LANGUAGE_PACKAGES: dict[str, tuple[str, ...]] = {
-    "python": ("python3", "python3-pytest", "python3-venv"),
+    "python": ("python3", "python3-pytest", "python3-venv", "python-is-python3"),
     "go": ("golang-go",),
     "rust": ("rustc", "cargo"),
     "cpp": ("g++", "cmake", "make"),

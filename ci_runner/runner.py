@@ -55,6 +55,7 @@ class CIRunner:
                     status=CIStatus.ERROR,
                     error=f"patch rejected: {exc}",
                     patch_error=str(exc),
+                    patch_error_diff=exc.diff_index,
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )

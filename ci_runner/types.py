@@ -75,6 +75,7 @@ class CIResult(BaseModel):
     tests: dict[str, TestOutcome] = Field(default_factory=dict)
     error: str | None = None
     patch_error: str | None = Field(default=None, description="set when a diff was refused")
+    patch_error_diff: int | None = Field(default=None, description="0-based index of that diff")
     duration_s: float = 0.0
     image: str | None = None
 

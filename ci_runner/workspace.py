@@ -68,6 +68,55 @@ class Workspaces:
         except (pygit2.GitError, KeyError, ValueError) as exc:
             raise WorkspaceError(f"cannot fetch {source}: {exc}") from exc
 
+    def _object_at(self, source: str, commit: str, path: str) -> pygit2.Object | None:
+        repo = self.mirror(source, commit)
+        found = _find_commit(repo, commit)
+        assert found is not None  # mirror() guarantees it
+        obj: pygit2.Object = found.tree
+        for part in [p for p in path.split("/") if p]:
+            if not isinstance(obj, pygit2.Tree) or part not in obj:
+                return None
+            obj = repo[obj[part].id]
+        return obj
+
+    def read_text(self, source: str, commit: str, path: str) -> str | None:
+        """A file's text at `commit`, read from the mirror; None if absent or binary."""
+        blob = self._object_at(source, commit, path)
+        if not isinstance(blob, pygit2.Blob) or blob.is_binary:
+            return None
+        return blob.data.decode("utf-8", errors="replace")
+
+    def list_files(self, source: str, commit: str) -> list[str]:
+        """Every file path of the tree at `commit`."""
+        tree = self._object_at(source, commit, "")
+        assert isinstance(tree, pygit2.Tree)
+        paths: list[str] = []
+
+        def walk(node: pygit2.Tree, prefix: str) -> None:
+            for entry in node:
+                name = f"{prefix}{entry.name}"
+                if entry.filemode == pygit2.enums.FileMode.TREE:
+                    child = node[str(entry.name)]
+                    assert isinstance(child, pygit2.Tree)
+                    walk(child, f"{name}/")
+                elif entry.filemode in _FILE_MODES:
+                    paths.append(name)
+
+        walk(tree, "")
+        return paths
+
+    def read_files(self, source: str, commit: str, directory: str) -> dict[str, str]:
+        """The text files directly under `directory` at `commit`, read from the mirror."""
+        tree = self._object_at(source, commit, directory)
+        if not isinstance(tree, pygit2.Tree):
+            return {}
+        files: dict[str, str] = {}
+        for entry in tree:
+            text = self.read_text(source, commit, f"{directory}/{entry.name}")
+            if text is not None:
+                files[f"{directory}/{entry.name}"] = text
+        return files
+
     def checkout(self, source: str, commit: str) -> tuple[Path, pygit2.Repository]:
         """A fresh directory holding `commit` of `source`, with a .git of its own."""
         mirror = self.mirror(source, commit)
@@ -90,6 +139,9 @@ class Workspaces:
             remove_tree(run_dir)
             raise
         return run_dir, repo
+
+
+_FILE_MODES = (pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE)
 
 
 def _find_commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit | None:

@@ -2,7 +2,7 @@
 
 import typer
 
-from arena.cli import ci, demo
+from arena.cli import ci, demo, play, tasks
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -11,6 +11,9 @@ app = typer.Typer(
 )
 app.add_typer(ci.app, name="ci")
 app.command("demo")(demo.demo)
+app.add_typer(tasks.app, name="tasks")
+app.command("play")(play.play)
+app.command("tournament")(play.tournament)
 
 
 def main() -> None:

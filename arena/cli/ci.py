@@ -10,9 +10,11 @@ from rich.status import Status
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 from arena.cli.render import render_ci_result
 from arena.tasks import Task, load_task_file
+from arena.tasks.pipelines import with_pipeline
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox import sweep_orphans
+from ci_runner.workspace import Workspaces
 
 app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
 
@@ -29,11 +31,13 @@ def read_diff(path: Path) -> str:
 def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIResult:
     """Run the task's pipeline on its base commit plus `diffs`, with live status on stderr."""
     runner = CIRunner(settings)
+    task = with_pipeline(task, Workspaces(settings.mirrors_dir, settings.runs_dir))
+    pipeline = task.require_pipeline()
     with stderr.status("preparing the CI image") as status:
         image = task.image or ImageBuilder(runner.client, settings).ensure(
             task.language.value, progress=lambda line: status.update(f"image: {line[:100]}")
         )
-        names = [step.name for step in task.pipeline.steps]
+        names = [step.name for step in pipeline.steps]
         status.update(f"checking out {task.instance_id} and running step {names[0]!r}")
 
         def on_step(done: StepResult) -> None:
@@ -44,7 +48,7 @@ def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIR
         request = CIRequest(
             repo=task.repo,
             commit=task.base_commit,
-            pipeline=task.pipeline,
+            pipeline=pipeline,
             image=image,
             diffs=diffs,
         )

@@ -1,12 +1,15 @@
-"""The task schema, and loading one task from a JSON file with errors that name the field."""
+"""The task schema (SwingArena and SWE-bench field names, plus our pipeline)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ci_runner import Pipeline
 
@@ -18,24 +21,87 @@ class Language(StrEnum):
     CPP = "cpp"
 
 
+_LANGUAGE_NAMES = {"c++": "cpp", "cxx": "cpp", "golang": "go", "py": "python", "rs": "rust"}
+_GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
 class TaskError(ValueError):
     """A task file or record is malformed; the message names the field at fault."""
 
 
 class Task(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    """One issue to compete on. Field names follow SwingArena; SWE-bench's are accepted too."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
     instance_id: str = Field(min_length=1)
-    repo: str = Field(min_length=1, description="git URL or local path")
+    repo: str = Field(min_length=1, description="git URL, local path, or GitHub owner/name")
     base_commit: str = Field(min_length=4)
     language: Language
-    pipeline: Pipeline
+    pipeline: Pipeline | None = None
+    ci_name_list: tuple[str, ...] = ()
     image: str | None = None
     problem_statement: str = ""
     hints_text: str = ""
     patch: str = ""
     test_patch: str = ""
     created_at: str | None = None
+    version: str | None = None
+    fail_to_pass: tuple[str, ...] = Field(default=(), alias="FAIL_TO_PASS")
+    pass_to_pass: tuple[str, ...] = Field(default=(), alias="PASS_TO_PASS")
+    skipped_actions: tuple[str, ...] = ()
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _language_alias(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            return _LANGUAGE_NAMES.get(lowered, lowered)
+        return value
+
+    @field_validator("repo")
+    @classmethod
+    def _github_slug(cls, value: str) -> str:
+        if _GITHUB_SLUG.match(value) and not Path(value).exists():
+            return f"https://github.com/{value}.git"
+        return value
+
+    @field_validator("fail_to_pass", "pass_to_pass", "ci_name_list", mode="before")
+    @classmethod
+    def _json_list(cls, value: Any) -> Any:
+        """SWE-bench stores these lists as JSON text."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value) if value.strip() else []
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not a JSON list: {exc}") from exc
+        return value
+
+    @field_validator("version", "created_at", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return None if value is None else str(value)
+
+    @model_validator(mode="after")
+    def _needs_a_pipeline(self) -> Task:
+        if self.pipeline is None and not self.ci_name_list:
+            raise ValueError("pipeline is required unless ci_name_list names a workflow job")
+        return self
+
+    def require_pipeline(self) -> Pipeline:
+        if self.pipeline is None:
+            raise TaskError(
+                f"task {self.instance_id}: its pipeline was never derived from ci_name_list"
+            )
+        return self.pipeline
+
+    def fingerprint(self) -> str:
+        """Changes whenever anything that decides a verdict on this task changes."""
+        decisive = self.model_dump(
+            mode="json",
+            include={"repo", "base_commit", "pipeline", "image", "patch", "test_patch", "language"},
+        )
+        return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def describe_validation_error(exc: ValidationError) -> str:

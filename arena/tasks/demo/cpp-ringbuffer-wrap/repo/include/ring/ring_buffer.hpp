@@ -34,7 +34,7 @@ public:
     }
 
     // at(i) is the i-th oldest value still held.
-    const T& at(std::size_t i) const { return data_[head_ + i]; }
+    const T& at(std::size_t i) const { return data_[i]; }
 
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -42,7 +42,7 @@ public:
     static constexpr std::size_t capacity() { return Capacity; }
 
     // newest() is the value pushed last.
-    const T& newest() const { return data_[tail_ - 1]; }
+    const T& newest() const { return data_[tail_ > 0 ? tail_ - 1 : 0]; }
 
 private:
     std::array<T, Capacity> data_{};

@@ -1,0 +1,198 @@
+"""`arena play` (one match) and `arena tournament` (every pair on every task)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
+from arena.match import MatchRecord, PreparedTask
+from arena.players.base import Player
+from arena.players.registry import ModelSpec, build_player, load_models_file
+from arena.runtime import build_runtime
+from arena.tasks.schema import TaskError
+from arena.tasks.sources import find_task, load_tasks
+from ci_runner import CISettings
+
+ModelsFileOption = Annotated[
+    Path | None, typer.Option("--models-file", help="YAML or TOML file defining models")
+]
+TasksOption = Annotated[str, typer.Option("--tasks", help="demo, imported, or a JSONL file")]
+
+
+def _players(names: list[str], models_file: Path | None) -> list[Player]:
+    models: dict[str, ModelSpec] = load_models_file(models_file) if models_file else {}
+    players = [build_player(name, models, os.environ) for name in names]
+    if len({p.name for p in players}) != len(players):
+        fail(BAD_INPUT, f"a model cannot meet itself: {', '.join(names)}")
+    return players
+
+
+def match_summary(record: MatchRecord) -> dict[str, Any]:
+    rounds = [
+        {
+            "submitter": r.submitter,
+            "reviewer": r.reviewer,
+            "patch_applies": r.patch_applies,
+            "patch_correct": r.patch_correct,
+            "tests_valid": r.tests_valid,
+            "tests_catch": r.tests_catch,
+            "winner": r.winner_model or "draw",
+            "winner_role": r.winner.value,
+            "reasons": r.reasons,
+        }
+        for r in record.rounds
+    ]
+    return {"task": record.task, "rounds": rounds, "score": record.score, "result": record.result}
+
+
+def render_match(console: Console, record: MatchRecord) -> None:
+    for number, r in enumerate(record.rounds, start=1):
+        console.rule(f"round {number}: {r.submitter} submits, {r.reviewer} reviews")
+        table = Table(show_header=True)
+        table.add_column("fact")
+        table.add_column("holds")
+        table.add_column("evidence")
+        for fact in ("patch_applies", "patch_correct", "tests_valid", "tests_catch"):
+            holds = getattr(r, fact)
+            table.add_row(fact, "[green]yes[/]" if holds else "[red]no[/]", r.reasons[fact])
+        console.print(table)
+        for label, answer in (("patch", r.patch), ("tests", r.tests)):
+            if answer.failure:
+                console.print(
+                    f"{label}: no answer ({answer.failure})", markup=False, highlight=False
+                )
+        winner = r.winner_model or "draw"
+        console.print(f"verdict: [bold]{winner}[/] ({r.winner.value})")
+    console.rule("match")
+    scores = ", ".join(f"{m} {s}" for m, s in record.score.items())
+    console.print(f"score: {scores}; result: [bold]{record.result}[/]")
+
+
+def play(
+    task: Annotated[str, typer.Option("--task", help="instance id")],
+    a: Annotated[str, typer.Option("--a", help="model A (submits first)")],
+    b: Annotated[str, typer.Option("--b", help="model B")],
+    tasks: TasksOption = "demo",
+    models_file: ModelsFileOption = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Play one match: two rounds on one task, roles swapped."""
+    with exit_on_errors():
+        players = _players([a, b], models_file)
+        runtime = build_runtime(CISettings())
+        chosen = find_task(task, load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces))
+        with stderr.status(f"preparing {chosen.instance_id} (validation, retrieval)") as status:
+            prepared = runtime.arena.prepare(chosen)
+            status.update(f"playing {a} vs {b} on {chosen.instance_id}")
+            record = runtime.arena.play_match(prepared, players[0], players[1])
+    if as_json:
+        print(json.dumps(match_summary(record), indent=2))
+    else:
+        render_match(Console(), record)
+
+
+def standings(records: list[MatchRecord], names: list[str]) -> list[dict[str, Any]]:
+    counts: dict[str, Counter[str]] = {n: Counter() for n in names}
+    for record in records:
+        for model in (record.a, record.b):
+            key = "tie" if record.result == "tie" else ("win" if record.result == model else "loss")
+            counts[model][key] += 1
+            counts[model]["rounds"] += record.score[model]
+    rows = [
+        {
+            "model": n,
+            "wins": c["win"],
+            "losses": c["loss"],
+            "ties": c["tie"],
+            "round_wins": c["rounds"],
+        }
+        for n, c in counts.items()
+    ]
+    return sorted(rows, key=lambda r: (-r["wins"] - 0.5 * r["ties"], -r["round_wins"], r["model"]))
+
+
+def tournament(
+    models: Annotated[str, typer.Option("--models", help="comma-separated model names")],
+    tasks: TasksOption = "demo",
+    models_file: ModelsFileOption = None,
+    results: Annotated[
+        Path | None,
+        typer.Option("--results", help="append match results as JSONL (for `arena ratings`)"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Play every pair of models on every valid task, then print the standings."""
+    names = [n.strip() for n in models.split(",") if n.strip()]
+    if len(names) < 2:
+        fail(BAD_INPUT, "--models needs at least two names")
+    records: list[MatchRecord] = []
+    skipped: list[str] = []
+    with exit_on_errors():
+        players = _players(names, models_file)
+        runtime = build_runtime(CISettings())
+        found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+        pairs = list(itertools.combinations(players, 2))
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=stderr) as progress:
+            bar = progress.add_task("tournament", total=len(found) * len(pairs))
+            for task in found:
+                progress.update(bar, description=f"{task.instance_id}: preparing")
+                try:
+                    prepared: PreparedTask = runtime.arena.prepare(task)
+                except TaskError as exc:
+                    skipped.append(str(exc))
+                    progress.advance(bar, len(pairs))
+                    continue
+                for a, b in pairs:
+                    progress.update(bar, description=f"{task.instance_id}: {a.name} vs {b.name}")
+                    record = runtime.arena.play_match(prepared, a, b)
+                    records.append(record)
+                    if results is not None:
+                        _append_result(results, record)
+                    progress.advance(bar)
+    table_rows = standings(records, names)
+    if as_json:
+        print(
+            json.dumps(
+                {"standings": table_rows, "matches": len(records), "skipped": skipped}, indent=2
+            )
+        )
+        return
+    for reason in skipped:
+        stderr.print(f"[yellow]skipped:[/] {reason}", highlight=False)
+    table = Table(title=f"standings after {len(records)} matches")
+    for column in ("model", "wins", "losses", "ties", "round wins"):
+        table.add_column(column)
+    for row in table_rows:
+        table.add_row(
+            row["model"], *(str(row[k]) for k in ("wins", "losses", "ties", "round_wins"))
+        )
+    Console().print(table)
+
+
+def _append_result(path: Path, record: MatchRecord) -> None:
+    winner = "tie" if record.result == "tie" else ("a" if record.result == record.a else "b")
+    line = {
+        "task": record.task,
+        "a": record.a,
+        "b": record.b,
+        "winner": winner,
+        "language": record.language,
+    }
+    with path.open("a") as handle:
+        handle.write(json.dumps(line) + "\n")

@@ -1,0 +1,108 @@
+"""`arena tasks`: import task JSONL, list tasks, validate them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
+from arena.runtime import build_runtime
+from arena.tasks.importer import import_jsonl, write_jsonl
+from arena.tasks.pipelines import with_pipeline
+from arena.tasks.sources import library_path, load_tasks
+from arena.tasks.validation import validate_task
+from ci_runner import CISettings
+from ci_runner.workspace import Workspaces
+
+app = typer.Typer(no_args_is_help=True, help="Task import, listing and validation.")
+TasksOption = Annotated[str, typer.Option("--tasks", help="demo, imported, or a JSONL file")]
+
+
+@app.command("import")
+def import_tasks(
+    file: Annotated[Path, typer.Argument(help="JSONL, SwingArena or SWE-bench field names")],
+    check: Annotated[bool, typer.Option(help="check each repo, commit and pipeline")] = True,
+) -> None:
+    """Import tasks into the library; bad lines are reported, good lines still import."""
+    settings = CISettings()
+    with exit_on_errors():
+        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir) if check else None
+        total = sum(1 for _ in file.open()) if file.is_file() else 0
+        with Progress(console=stderr, transient=True) as progress:
+            bar = progress.add_task(f"importing {file.name}", total=total)
+            report = import_jsonl(file, workspaces, lambda n: progress.update(bar, completed=n))
+        library = library_path(settings.cache_dir)
+        existing = load_tasks(
+            "imported", settings.cache_dir, Workspaces(settings.mirrors_dir, settings.runs_dir)
+        )
+        merged = {t.instance_id: t for t in existing} | {t.instance_id: t for t in report.tasks}
+        write_jsonl(library, merged.values())
+    for error in report.errors:
+        stderr.print(f"[red]{error}[/]", highlight=False)
+    print(
+        f"imported {len(report.tasks)} task(s), {len(report.errors)} error(s); library: {library}"
+    )
+    if report.errors:
+        raise typer.Exit(BAD_INPUT)
+
+
+@app.command("list")
+def list_tasks(tasks: TasksOption = "demo") -> None:
+    """List tasks with their language and pipeline source."""
+    settings = CISettings()
+    with exit_on_errors():
+        found = load_tasks(
+            tasks, settings.cache_dir, Workspaces(settings.mirrors_dir, settings.runs_dir)
+        )
+    table = Table()
+    for column in ("instance id", "language", "pipeline", "created"):
+        table.add_column(column)
+    for task in found:
+        source = "steps" if task.pipeline else f"workflow job {', '.join(task.ci_name_list)}"
+        table.add_row(task.instance_id, task.language.value, source, task.created_at or "")
+    Console().print(table)
+
+
+@app.command("validate")
+def validate(
+    tasks: TasksOption = "demo",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
+    with exit_on_errors():
+        runtime = build_runtime(CISettings())
+        found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+        rows = []
+        with Progress(console=stderr, transient=True) as progress:
+            bar = progress.add_task("validating", total=len(found))
+            for task in found:
+                progress.update(bar, description=f"validating {task.instance_id}")
+                validation = validate_task(with_pipeline(task, runtime.workspaces), runtime.ci)
+                rows.append((task, validation))
+                progress.advance(bar)
+    if as_json:
+        print(
+            json.dumps(
+                [{"task": t.instance_id, **v.model_dump(mode="json")} for t, v in rows], indent=2
+            )
+        )
+        return
+    table = Table()
+    for column in ("instance id", "valid", "FAIL_TO_PASS", "PASS_TO_PASS", "reason"):
+        table.add_column(column)
+    for task, v in rows:
+        mark = "[green]yes[/]" if v.valid else "[red]no[/]"
+        table.add_row(
+            task.instance_id,
+            mark,
+            str(len(v.fail_to_pass)),
+            str(len(v.pass_to_pass)),
+            v.reason or "",
+        )
+    Console().print(table)

@@ -1,0 +1,207 @@
+"""Playing rounds and matches: model calls, CI runs and verdicts, with all evidence kept."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from arena.ci import TaskCI
+from arena.players.base import Answer, Player, Role, TaskContext
+from arena.protocol import (
+    Judgement,
+    RoundFacts,
+    Winner,
+    judge_catch,
+    judge_patch,
+    judge_tests,
+    round_winner,
+)
+from arena.retrieval import RepoIndex, pack_context
+from arena.tasks.pipelines import with_pipeline
+from arena.tasks.schema import Task, TaskError
+from arena.tasks.validation import Validation, validate_task
+from ci_runner import CIResult
+from ci_runner.errors import SandboxError
+from ci_runner.workspace import Workspaces
+
+
+class RoundRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    submitter: str
+    reviewer: str
+    patch: Answer
+    tests: Answer
+    runs: dict[str, CIResult]
+    patch_applies: bool
+    patch_correct: bool
+    tests_valid: bool
+    tests_catch: bool
+    reasons: dict[str, str]
+    winner: Winner
+
+    @property
+    def winner_model(self) -> str | None:
+        return {Winner.SUBMITTER: self.submitter, Winner.REVIEWER: self.reviewer}.get(self.winner)
+
+
+class MatchRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    task: str
+    language: str
+    a: str
+    b: str
+    rounds: tuple[RoundRecord, ...]
+    score: dict[str, int]
+    result: str  # the winning model, or "tie"
+    duration_s: float
+
+
+def match_outcome(a: str, b: str, rounds: tuple[RoundRecord, ...]) -> tuple[dict[str, int], str]:
+    """Each model's round wins, and the match result: the higher score, or a tie."""
+    score = {a: 0, b: 0}
+    for record in rounds:
+        if record.winner_model is not None:
+            score[record.winner_model] += 1
+    if score[a] == score[b]:
+        return score, "tie"
+    return score, a if score[a] > score[b] else b
+
+
+@dataclass(frozen=True)
+class PreparedTask:
+    """A validated task with what every round on it shares."""
+
+    task: Task
+    validation: Validation
+    gold_only: CIResult
+    contexts: dict[Role, TaskContext]
+
+
+class Arena:
+    """Plays rounds and matches on tasks through one CI service."""
+
+    def __init__(
+        self,
+        ci: TaskCI,
+        workspaces: Workspaces,
+        index_cache: Path | None,
+        context_budget_tokens: int = 6000,
+        infra_attempts: int = 3,
+    ) -> None:
+        self._ci = ci
+        self._workspaces = workspaces
+        self._index_cache = index_cache
+        self._budget = context_budget_tokens
+        self._infra_attempts = infra_attempts
+
+    def _with_retries(self, work: Callable[[], CIResult]) -> CIResult:
+        """Infrastructure faults are retried, never scored; the last one propagates."""
+        for attempt in range(self._infra_attempts):
+            try:
+                return work()
+            except SandboxError:
+                if attempt + 1 == self._infra_attempts:
+                    raise
+                time.sleep(2**attempt)
+        raise AssertionError("unreachable")
+
+    def prepare(self, task: Task) -> PreparedTask:
+        """Derive the pipeline, validate (cached), run base + gold, retrieve context."""
+        task = with_pipeline(task, self._workspaces)
+        validation = validate_task(task, self._ci)
+        if not validation.valid:
+            raise TaskError(
+                f"task {task.instance_id} is invalid and cannot be played: {validation.reason}"
+            )
+        gold_only = self._with_retries(lambda: self._ci.run(task, (task.patch,)))
+
+        def read_file(path: str) -> str | None:
+            return self._workspaces.read_text(task.repo, task.base_commit, path)
+
+        index = RepoIndex.build(
+            self._workspaces.list_files(task.repo, task.base_commit),
+            read_file,
+            self._index_cache,
+            f"{task.repo}@{task.base_commit}",
+        )
+        query = f"{task.problem_statement}\n{task.hints_text}"
+        contexts = {
+            role: TaskContext(
+                task, pack_context(index.search(query, role), self._budget), read_file
+            )
+            for role in Role
+        }
+        return PreparedTask(task, validation, gold_only, contexts)
+
+    def play_round(
+        self, prepared: PreparedTask, submitter: Player, reviewer: Player
+    ) -> RoundRecord:
+        task = prepared.task
+        patch = submitter.propose_patch(prepared.contexts[Role.SUBMITTER])
+        tests = reviewer.propose_tests(prepared.contexts[Role.REVIEWER], patch.diff)
+        runs: dict[str, CIResult] = {}
+
+        def run(label: str, diffs: tuple[str, ...]) -> CIResult:
+            runs[label] = self._with_retries(lambda: self._ci.run(task, diffs))
+            return runs[label]
+
+        on_base = on_gold = None
+        if tests.diff is not None:
+            on_base = run("tests_on_base", (tests.diff,))
+            on_gold = run("tests_on_gold", (task.patch, tests.diff))
+        valid, own_tests = judge_tests(tests.diff, on_base, on_gold, prepared.gold_only)
+        if tests.diff is None and tests.failure:
+            valid = Judgement(False, f"the reviewer produced no tests: {tests.failure}")
+        on_gold_tests = (
+            run("patch_with_gold_tests", (patch.diff, task.test_patch)) if patch.diff else None
+        )
+        applies, correct = judge_patch(on_gold_tests, prepared.validation)
+        if patch.diff is None and patch.failure:
+            applies = correct = Judgement(
+                False, f"the submitter produced no patch: {patch.failure}"
+            )
+        on_patch = None
+        if valid.holds and applies.holds and patch.diff is not None and tests.diff is not None:
+            on_patch = run("tests_on_patch", (patch.diff, tests.diff))
+        catch = judge_catch(on_patch, own_tests)
+        facts = RoundFacts(applies.holds, correct.holds, valid.holds, catch.holds)
+        return RoundRecord(
+            submitter=submitter.name,
+            reviewer=reviewer.name,
+            patch=patch,
+            tests=tests,
+            runs=runs,
+            patch_applies=facts.patch_applies,
+            patch_correct=facts.patch_correct,
+            tests_valid=facts.tests_valid,
+            tests_catch=facts.tests_catch,
+            reasons={
+                "patch_applies": applies.reason,
+                "patch_correct": correct.reason,
+                "tests_valid": valid.reason,
+                "tests_catch": catch.reason,
+            },
+            winner=round_winner(facts),
+        )
+
+    def play_match(self, prepared: PreparedTask, a: Player, b: Player) -> MatchRecord:
+        """Round 1: a submits, b reviews. Round 2: the roles swap."""
+        started = time.monotonic()
+        rounds = (self.play_round(prepared, a, b), self.play_round(prepared, b, a))
+        score, result = match_outcome(a.name, b.name, rounds)
+        return MatchRecord(
+            task=prepared.task.instance_id,
+            language=prepared.task.language.value,
+            a=a.name,
+            b=b.name,
+            rounds=rounds,
+            score=score,
+            result=result,
+            duration_s=time.monotonic() - started,
+        )

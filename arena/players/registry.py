@@ -1,0 +1,90 @@
+"""Players by name: the baselines, or models defined in a models file (YAML or TOML)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena.players.base import Player
+from arena.players.baselines import BASELINES
+from arena.players.openai import OpenAIModel, OpenAIPlayer
+from arena.players.replay import ReplayPlayer
+from arena.tasks.schema import describe_validation_error
+
+
+class ModelsFileError(ValueError):
+    """The models file is unreadable or a model in it is malformed."""
+
+
+class ReplayModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    kind: str = "replay"
+    path: Path
+
+
+ModelSpec = OpenAIModel | ReplayModel
+
+
+def load_models_file(path: Path) -> dict[str, ModelSpec]:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ModelsFileError(f"cannot read models file {path}: {exc}") from exc
+    try:
+        data: Any = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise ModelsFileError(f"models file {path} does not parse: {exc}") from exc
+    entries = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise ModelsFileError(f"models file {path} needs a list under 'models'")
+    models: dict[str, ModelSpec] = {}
+    for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict):
+            raise ModelsFileError(f"{path}: model #{number} is not a table")
+        kind = entry.get("kind", "openai")
+        if kind not in ("openai", "replay"):
+            raise ModelsFileError(
+                f"{path}: model #{number}: kind must be openai or replay, not {kind!r}"
+            )
+        try:
+            spec: ModelSpec = (
+                ReplayModel.model_validate(entry)
+                if kind == "replay"
+                else OpenAIModel.model_validate(entry)
+            )
+        except ValidationError as exc:
+            raise ModelsFileError(
+                f"{path}: model #{number}: {describe_validation_error(exc)}"
+            ) from exc
+        if spec.name in BASELINES or spec.name in models:
+            raise ModelsFileError(f"{path}: model name {spec.name!r} is taken")
+        if isinstance(spec, ReplayModel) and not spec.path.is_absolute():
+            spec = spec.model_copy(update={"path": path.parent / spec.path})
+        models[spec.name] = spec
+    return models
+
+
+def build_player(name: str, models: Mapping[str, ModelSpec], environ: Mapping[str, str]) -> Player:
+    if name in BASELINES:
+        return BASELINES[name]()
+    spec = models.get(name)
+    if spec is None:
+        known = sorted([*BASELINES, *models])
+        raise ModelsFileError(f"unknown model {name!r}; known: {', '.join(known)}")
+    if isinstance(spec, ReplayModel):
+        return ReplayPlayer(spec.name, spec.path)
+    api_key = None
+    if spec.api_key_env:
+        api_key = environ.get(spec.api_key_env)
+        if api_key is None:
+            raise ModelsFileError(
+                f"model {name}: environment variable {spec.api_key_env} is not set"
+            )
+    return OpenAIPlayer(spec, api_key)

@@ -1,0 +1,35 @@
+"""Where tasks come from: the bundled demo corpus, the imported library, or a JSONL file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.tasks.demo import demo_tasks
+from arena.tasks.importer import import_jsonl
+from arena.tasks.schema import Task, TaskError
+from ci_runner.workspace import Workspaces
+
+
+def library_path(cache_dir: Path) -> Path:
+    return cache_dir / "tasks.jsonl"
+
+
+def load_tasks(spec: str, cache_dir: Path, workspaces: Workspaces) -> list[Task]:
+    """`demo`, `imported` (what `arena tasks import` stored) or the path of a JSONL file."""
+    if spec == "demo":
+        return demo_tasks(cache_dir / "demo-repos")
+    path = library_path(cache_dir) if spec == "imported" else Path(spec)
+    if spec == "imported" and not path.exists():
+        return []
+    report = import_jsonl(path, workspaces)
+    if report.errors:
+        raise TaskError(f"{path}: " + "; ".join(str(e) for e in report.errors[:5]))
+    return report.tasks
+
+
+def find_task(instance_id: str, tasks: list[Task]) -> Task:
+    for task in tasks:
+        if task.instance_id == instance_id:
+            return task
+    known = ", ".join(t.instance_id for t in tasks[:20])
+    raise TaskError(f"no task {instance_id!r}; known: {known}")
