@@ -90,7 +90,7 @@ def _belongs_to(test_id: str, path: str, root_package: str | None) -> bool:
     return False
 
 
-def tests_of_patch(test_diff: str, with_tests: CIResult, without_tests: CIResult) -> set[str]:
+def reviewer_test_ids(test_diff: str, with_tests: CIResult, without_tests: CIResult) -> set[str]:
     """The tests a test patch adds (new ids) or changes (ids from the files it touches)."""
     added = set(with_tests.tests) - set(without_tests.tests)
     packages = [t.split("::", 1)[0] for t in with_tests.tests if "::" in t]
@@ -115,7 +115,7 @@ def judge_tests(
             return Judgement(
                 False, f"the tests do not apply to {label}: {result.patch_error}"
             ), frozenset()
-    own = frozenset(tests_of_patch(test_diff, on_gold, gold_only))
+    own = frozenset(reviewer_test_ids(test_diff, on_gold, gold_only))
     if not own:
         return Judgement(False, "the test patch adds or changes no test that ran"), own
     not_passing = sorted(t for t in own if on_gold.tests.get(t) is not TestOutcome.PASSED)

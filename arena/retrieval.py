@@ -127,7 +127,8 @@ class RepoIndex:
     def __init__(self, chunks: list[Chunk]) -> None:
         self.chunks = chunks
         self._bm25 = bm25s.BM25()
-        self._bm25.index([_tokens(c.path + "\n" + c.text) for c in chunks], show_progress=False)
+        if chunks:  # bm25s cannot index an empty corpus
+            self._bm25.index([_tokens(c.path + "\n" + c.text) for c in chunks], show_progress=False)
 
     @classmethod
     def build(
