@@ -27,7 +27,9 @@ def demo(ci_settings: CISettings) -> list[Task]:
 
 @pytest.fixture(scope="session")
 def task_ci(runner: CIRunner, ci_settings: CISettings, images: dict[str, str]) -> TaskCI:
-    return TaskCI(runner, ImageBuilder(runner.client, ci_settings), ci_settings.cache_dir / "ci-results")
+    return TaskCI(
+        runner, ImageBuilder(runner.client, ci_settings), ci_settings.cache_dir / "ci-results"
+    )
 
 
 def test_two_tasks_per_language_with_issue_text_and_gold(demo: list[Task]) -> None:

@@ -31,7 +31,10 @@ def _applied(diff: str, path: str) -> str:
 def test_fenced_unified_diff_is_taken_as_is() -> None:
     diff = "diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
     answer = f"Here is the fix:\n\n```diff\n{diff}```\nThat should do it."
-    assert _applied(answer_to_diff(answer, read), "pkg/calc.py") == "def add(a, b):\n    return a + b\n"
+    assert (
+        _applied(answer_to_diff(answer, read), "pkg/calc.py")
+        == "def add(a, b):\n    return a + b\n"
+    )
 
 
 def test_search_replace_blocks_become_a_diff_against_the_base() -> None:
@@ -49,9 +52,15 @@ def test_search_replace_blocks_become_a_diff_against_the_base() -> None:
     [
         ("", "empty"),
         ("I think you should change the subtraction.", "neither a unified diff nor SEARCH/REPLACE"),
-        ("pkg/calc.py\n<<<<<<< SEARCH\n    return b - a\n=======\n    return a + b\n>>>>>>> REPLACE\n", "not found"),
+        (
+            "pkg/calc.py\n<<<<<<< SEARCH\n    return b - a\n=======\n    return a + b\n>>>>>>> REPLACE\n",
+            "not found",
+        ),
         ("nope.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "does not exist"),
-        ("pkg/calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a - b\n>>>>>>> REPLACE\n", "change nothing"),
+        (
+            "pkg/calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a - b\n>>>>>>> REPLACE\n",
+            "change nothing",
+        ),
         ("```diff\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ garbage\n```", "malformed"),
     ],
 )

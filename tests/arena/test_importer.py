@@ -36,7 +36,13 @@ def test_bad_lines_are_reported_and_good_lines_import(
 ) -> None:
     repo, commit = make_repo({**PYTHON.files, ".github/workflows/ci.yml": WORKFLOW})
     pipeline = PYTHON.pipeline.model_dump(mode="json")
-    good = {"instance_id": "ok-1", "repo": repo, "base_commit": commit, "language": "python", "pipeline": pipeline}
+    good = {
+        "instance_id": "ok-1",
+        "repo": repo,
+        "base_commit": commit,
+        "language": "python",
+        "pipeline": pipeline,
+    }
     swe_bench = {
         "instance_id": "swe-1",
         "repo": repo,

@@ -18,13 +18,19 @@ from ci_runner import CIResult, CIStatus, TestOutcome
 
 P, F, E = TestOutcome.PASSED, TestOutcome.FAILED, TestOutcome.ERROR
 VALIDATION = Validation(valid=True, fail_to_pass=("t::fixed",), pass_to_pass=("t::old",))
-TEST_DIFF = "diff --git a/tests/test_new.py b/tests/test_new.py\n--- /dev/null\n+++ b/tests/test_new.py\n"
+TEST_DIFF = (
+    "diff --git a/tests/test_new.py b/tests/test_new.py\n--- /dev/null\n+++ b/tests/test_new.py\n"
+)
 
 
 def ci(tests: dict[str, TestOutcome], patch_error_diff: int | None = None) -> CIResult:
     failing = any(o in (F, E) for o in tests.values())
     if patch_error_diff is not None:
-        return CIResult(status=CIStatus.ERROR, patch_error="x: does not apply", patch_error_diff=patch_error_diff)
+        return CIResult(
+            status=CIStatus.ERROR,
+            patch_error="x: does not apply",
+            patch_error_diff=patch_error_diff,
+        )
     return CIResult(status=CIStatus.FAILED if failing else CIStatus.PASSED, tests=tests)
 
 
@@ -65,7 +71,9 @@ TABLE = [
 
 
 @pytest.mark.parametrize(("patch", "tests_valid", "catches", "winner"), TABLE)
-def test_outcome_table_row(patch: str, tests_valid: bool, catches: bool | None, winner: Winner) -> None:
+def test_outcome_table_row(
+    patch: str, tests_valid: bool, catches: bool | None, winner: Winner
+) -> None:
     facts = facts_from_runs(patch, tests_valid, catches)
     assert facts.patch_applies is (patch != "no-apply")
     assert facts.patch_correct is (patch == "correct")

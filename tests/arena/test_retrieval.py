@@ -18,7 +18,11 @@ FILES = {
 def test_python_files_are_chunked_into_functions_and_classes() -> None:
     chunks = chunk_file("shop/cart.py", FILES["shop/cart.py"])
     starts = {c.text.splitlines()[0] for c in chunks}
-    assert {"class Cart:", "def apply_discount(price, percent):", "def shipping_cost(weight):"} <= starts
+    assert {
+        "class Cart:",
+        "def apply_discount(price, percent):",
+        "def shipping_cost(weight):",
+    } <= starts
 
 
 def test_other_files_get_overlapping_line_windows() -> None:

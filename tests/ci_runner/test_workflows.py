@@ -31,7 +31,10 @@ def test_go_job_becomes_steps_with_env_workdir_and_a_json_report() -> None:
     assert test.run == "go test -json -race ./..." and test.env == {"STEP": "s"}
     assert test.timeout_s == 120 and test.continue_on_error
     assert derived.pipeline.env == {"GLOBAL": "g", "JOB": "j"}
-    assert derived.pipeline.report.format is ReportFormat.GO_JSON and derived.pipeline.report.step == "test"
+    assert (
+        derived.pipeline.report.format is ReportFormat.GO_JSON
+        and derived.pipeline.report.step == "test"
+    )
     assert derived.skipped_actions == ("golangci/golangci-lint-action@v6",)
 
 
@@ -41,7 +44,9 @@ def test_rust_and_cpp_read_the_log_of_their_test_step() -> None:
     assert derived.pipeline.report.format is ReportFormat.LIBTEST
     assert derived.pipeline.report.step == "step-2"
     cpp = "jobs:\n  ci:\n    steps:\n      - run: cmake -B b && cmake --build b\n      - run: cd b && ctest\n"
-    assert derive_pipeline({"w.yml": cpp}, ["ci"], "cpp").pipeline.report.format is ReportFormat.CTEST
+    assert (
+        derive_pipeline({"w.yml": cpp}, ["ci"], "cpp").pipeline.report.format is ReportFormat.CTEST
+    )
 
 
 @pytest.mark.parametrize(
@@ -50,9 +55,15 @@ def test_rust_and_cpp_read_the_log_of_their_test_step() -> None:
         ({"w.yml": "jobs: {a: {steps: [{run: make}]}}"}, ["b"], "no job named b"),
         ({"w.yml": "jobs: {a: {steps: [{uses: x/y@v1}]}}"}, ["a"], "has no run: steps"),
         ({"w.yml": "jobs: [unclosed"}, ["a"], "not valid YAML"),
-        ({"w.yml": "jobs: {a: {steps: [{run: make}]}}"}, ["a"], "no step of the job runs `cargo test`"),
+        (
+            {"w.yml": "jobs: {a: {steps: [{run: make}]}}"},
+            ["a"],
+            "no step of the job runs `cargo test`",
+        ),
     ],
 )
-def test_unusable_jobs_are_explained(workflows: dict[str, str], jobs: list[str], message: str) -> None:
+def test_unusable_jobs_are_explained(
+    workflows: dict[str, str], jobs: list[str], message: str
+) -> None:
     with pytest.raises(WorkflowError, match=message):
         derive_pipeline(workflows, jobs, "rust")

@@ -1,0 +1,86 @@
+"""A local OpenAI-compatible HTTP server whose answers are scripted per request."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    content: str | None = None  # the chat answer, wrapped in a completion
+    body: str | None = None  # or a raw body
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def completion(content: str) -> str:
+    return json.dumps(
+        {
+            "id": "cmpl-1",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+        }
+    )
+
+
+@dataclass
+class ScriptedServer:
+    url: str
+    script: list[Reply]
+    requests: list[dict[str, Any]]
+    auth: list[str | None]
+
+
+@contextmanager
+def scripted_server(script: list[Reply], default: Reply | None = None) -> Iterator[ScriptedServer]:
+    """Serve `script` in order (then `default`, or 500s) on 127.0.0.1, for this block only."""
+    state = ScriptedServer(url="", script=list(script), requests=[], auth=[])
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+            length = int(self.headers.get("Content-Length", 0))
+            payload = json.loads(self.rfile.read(length) or b"{}")
+            with lock:
+                state.requests.append({"path": self.path, **payload})
+                state.auth.append(self.headers.get("Authorization"))
+                reply = (
+                    state.script.pop(0)
+                    if state.script
+                    else (default or Reply(status=500, body="{}"))
+                )
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            body = reply.body if reply.body is not None else completion(reply.content or "")
+            try:
+                self.send_response(reply.status)
+                for key, value in {"Content-Type": "application/json", **reply.headers}.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body.encode())))
+                self.end_headers()
+                self.wfile.write(body.encode())
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+
+        def log_message(self, *_: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()

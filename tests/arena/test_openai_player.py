@@ -1,0 +1,119 @@
+"""The OpenAI-compatible player against a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena.players.base import Role, TaskContext
+from arena.players.openai import OpenAIModel, OpenAIPlayer
+from arena.players.registry import ModelsFileError, build_player, load_models_file
+from arena.tasks.schema import Task
+from tests.arena.scripted_server import Reply, scripted_server
+
+FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
+TASK = Task.model_validate(
+    {
+        "instance_id": "calc-1",
+        "repo": "/nowhere",
+        "base_commit": "abc1234",
+        "language": "python",
+        "problem_statement": "add() subtracts",
+        "pipeline": {
+            "steps": [{"name": "t", "run": "true"}],
+            "report": {"format": "junit", "path": "r.xml"},
+        },
+    }
+)
+CTX = TaskContext(TASK, "### calc.py\n" + FILES["calc.py"], FILES.get)
+FIX = "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
+
+
+def _player(url: str, **overrides: object) -> OpenAIPlayer:
+    fields = {
+        "name": "m",
+        "base_url": url,
+        "model": "test-model",
+        "backoff_s": 0.05,
+        "max_retries": 3,
+    }
+    return OpenAIPlayer(OpenAIModel.model_validate({**fields, **overrides}), api_key="sk-test")
+
+
+def test_a_429_is_retried_then_the_answer_is_parsed() -> None:
+    script = [
+        Reply(status=429, body='{"error": "slow down"}', headers={"Retry-After": "0.1"}),
+        Reply(content=FIX),
+    ]
+    with scripted_server(script) as server:
+        answer = _player(server.url).propose_patch(CTX)
+    assert answer.error is None and answer.parse_error is None
+    assert answer.diff is not None and "+    return a + b" in answer.diff
+    assert (answer.prompt_tokens, answer.completion_tokens) == (120, 30)
+    assert len(server.requests) == 2 and answer.latency_s >= 0.1
+    request = server.requests[-1]
+    assert request["path"] == "/v1/chat/completions" and request["model"] == "test-model"
+    assert "add() subtracts" in request["messages"][-1]["content"]
+    assert server.auth[-1] == "Bearer sk-test"
+
+
+def test_a_500_storm_exhausts_the_retries_with_a_clear_error() -> None:
+    with scripted_server([], default=Reply(status=500, body='{"error": "boom"}')) as server:
+        answer = _player(server.url, max_retries=2).propose_patch(CTX)
+    assert answer.diff is None
+    assert (
+        answer.error is not None
+        and "gave up after 3 attempts" in answer.error
+        and "HTTP 500" in answer.error
+    )
+    assert len(server.requests) == 3
+
+
+def test_a_slow_answer_past_the_timeout_is_an_error() -> None:
+    with scripted_server([], default=Reply(content=FIX, delay_s=3)) as server:
+        started = time.monotonic()
+        answer = _player(server.url, timeout_s=0.5, max_retries=1).propose_tests(CTX, None)
+    assert answer.error is not None and "timed out after 0.5s" in answer.error
+    assert time.monotonic() - started < 3
+
+
+def test_garbage_is_a_parse_error_and_a_broken_body_a_model_error() -> None:
+    with scripted_server([Reply(content="Sure! Just flip the minus sign.")]) as server:
+        answer = _player(server.url).propose_patch(CTX)
+    assert answer.diff is None and answer.error is None
+    assert answer.parse_error is not None and "neither a unified diff" in answer.parse_error
+    assert answer.raw_text == "Sure! Just flip the minus sign."
+    with scripted_server([Reply(body="<html>bad gateway</html>")]) as server:
+        broken = _player(server.url).propose_patch(CTX)
+    assert broken.error is not None and "malformed response" in broken.error
+
+
+def test_client_errors_are_not_retried() -> None:
+    with scripted_server([Reply(status=401, body='{"error": "bad key"}')]) as server:
+        answer = _player(server.url).propose_patch(CTX)
+    assert answer.error is not None and "HTTP 401" in answer.error and len(server.requests) == 1
+
+
+def test_reviewer_prompt_shows_the_patch() -> None:
+    with scripted_server([Reply(content=FIX)]) as server:
+        _player(server.url).propose_tests(CTX, "diff --git a/calc.py b/calc.py\n+MARKER\n")
+    assert "+MARKER" in server.requests[0]["messages"][-1]["content"]
+    assert Role.REVIEWER.value == "reviewer"
+
+
+def test_models_file_defines_models_and_names_its_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good = tmp_path / "models.yaml"
+    good.write_text(
+        "models:\n  - name: local\n    base_url: http://127.0.0.1:1/v1\n    model: m\n    api_key_env: ARENA_TEST_KEY\n"
+    )
+    models = load_models_file(good)
+    assert build_player("local", models, {"ARENA_TEST_KEY": "k"}).name == "local"
+    with pytest.raises(ModelsFileError, match="ARENA_TEST_KEY is not set"):
+        build_player("local", models, {})
+    with pytest.raises(ModelsFileError, match="unknown model 'nope'"):
+        build_player("nope", models, {})
+    toml = tmp_path / "models.toml"
+    toml.write_text('[[models]]\nname = "t"\nbase_url = "http://x"\n')
+    with pytest.raises(ModelsFileError, match="model #1: model: Field required"):
+        load_models_file(toml)
