@@ -10,8 +10,8 @@ from arena.protocol import (
     judge_catch,
     judge_patch,
     judge_tests,
-    round_winner,
     reviewer_test_ids,
+    round_winner,
 )
 from arena.tasks.validation import Validation, judge_validation
 from ci_runner import CIResult, CIStatus, TestOutcome
