@@ -2,7 +2,7 @@
 
 import typer
 
-from arena.cli import ci, demo, play, tasks
+from arena.cli import ci, demo, play, ratings, tasks
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -14,6 +14,7 @@ app.command("demo")(demo.demo)
 app.add_typer(tasks.app, name="tasks")
 app.command("play")(play.play)
 app.command("tournament")(play.tournament)
+app.command("ratings")(ratings.ratings)
 
 
 def main() -> None:

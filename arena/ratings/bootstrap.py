@@ -1,0 +1,103 @@
+"""Confidence intervals from a bootstrap that resamples tasks, not matches.
+
+Matches on the same issue share its difficulty, so they are not independent; resampling
+whole tasks keeps that. Each round reweights the per-task pair scores and refits.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.ratings.bradley_terry import (
+    PRIOR,
+    BTFit,
+    Vector,
+    anchor_part,
+    fit_log_strengths,
+    needs_prior,
+)
+from arena.ratings.pairs import task_pair_matrix
+from arena.ratings.results import Results
+
+
+@dataclass(frozen=True)
+class Intervals:
+    low: Vector
+    high: Vector
+    samples: npt.NDArray[np.float64]  # rounds x models, NaN where a model drew no task
+
+    def rank_ub(self, parts: tuple[tuple[int, ...], ...]) -> npt.NDArray[np.int64]:
+        """1 + how many models (of the same comparable group) are surely better."""
+        ranks = np.zeros(self.low.size, dtype=np.int64)
+        for part in parts:
+            idx = np.asarray(part)
+            better = self.low[idx][None, :] > self.high[idx][:, None]
+            ranks[idx] = 1 + better.sum(axis=1)
+        return ranks
+
+
+def bootstrap_ratings(
+    results: Results,
+    fit: BTFit,
+    rounds: int = 1000,
+    seed: int = 0,
+    anchor: tuple[str, float] | None = None,
+    on_progress: Callable[[int], None] = lambda _: None,
+    chunk: int = 100,
+) -> Intervals:
+    """95% intervals (2.5/97.5 percentiles) of `rounds` task-resampled refits."""
+    n, n_tasks = results.n_models, len(results.tasks)
+    per_task = task_pair_matrix(results)
+    rng = np.random.default_rng(seed)
+    pinned = (fit.models.index(anchor[0]), anchor[1]) if anchor else None
+    starts = {
+        part: (fit.ratings[list(part)] - fit.ratings[list(part)].mean()) / 400 * np.log(10)
+        for part in fit.components
+    }
+    samples = np.full((rounds, n), np.nan)
+    done = 0
+    while done < rounds:
+        size = min(chunk, rounds - done)
+        draws = rng.integers(0, n_tasks, size=(size, n_tasks))
+        flat = (np.arange(size)[:, None] * n_tasks + draws).ravel()
+        counts = np.bincount(flat, minlength=size * n_tasks).reshape(size, n_tasks).astype(float)
+        weighted = np.asarray((per_task.T @ counts.T).T)  # size x n*n
+        for r in range(size):
+            scores = weighted[r].reshape(n, n)
+            for part, start in starts.items():
+                samples[done + r] = _refit_part(
+                    samples[done + r], scores, list(part), start, pinned
+                )
+        done += size
+        on_progress(done)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # models without any rating: NaN
+        low = np.nanpercentile(samples, 2.5, axis=0)
+        high = np.nanpercentile(samples, 97.5, axis=0)
+    return Intervals(low=low, high=high, samples=samples)
+
+
+def _refit_part(
+    row: Vector,
+    scores: npt.NDArray[np.float64],
+    part: list[int],
+    start: Vector,
+    pinned: tuple[int, float] | None,
+) -> Vector:
+    sub = scores[np.ix_(part, part)]
+    present = np.nonzero((sub + sub.T).sum(axis=1) > 0)[0]
+    if present.size < 2:
+        return row
+    sub = sub[np.ix_(present, present)]
+    kept = [part[k] for k in present]
+    if pinned is not None and pinned[0] in part and pinned[0] not in kept:
+        return row  # the anchor drew no task: this round says nothing on this scale
+    theta = fit_log_strengths(sub, PRIOR if needs_prior(sub) else 0.0, start[present])
+    out = row.copy()
+    out[kept] = anchor_part(theta, kept, pinned)
+    return out
