@@ -13,7 +13,7 @@ OK = 0
 BAD_INPUT = 2
 INFRASTRUCTURE = 3
 
-stderr = Console(stderr=True)
+stderr = Console(stderr=True, soft_wrap=True)  # messages stay whole lines, for grep
 
 
 def fail(code: int, message: str) -> NoReturn:

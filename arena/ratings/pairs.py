@@ -15,7 +15,9 @@ def pair_scores(results: Results) -> Matrix:
     """W[i, j]: what i scored against j (wins, plus half of each tie)."""
     n = results.n_models
     flat = np.bincount(results.a * n + results.b, weights=results.score_a, minlength=n * n)
-    flat = flat + np.bincount(results.b * n + results.a, weights=1.0 - results.score_a, minlength=n * n)
+    flat = flat + np.bincount(
+        results.b * n + results.a, weights=1.0 - results.score_a, minlength=n * n
+    )
     scores: Matrix = flat.reshape(n, n).astype(np.float64)
     return scores
 
