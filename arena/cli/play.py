@@ -7,7 +7,7 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,21 +15,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
-from arena.match import MatchRecord, PreparedTask
-from arena.players.base import Player
-from arena.players.registry import ModelSpec, build_player, load_models_file
-from arena.runtime import build_runtime
-from arena.tasks.schema import TaskError
-from arena.tasks.sources import find_task, load_tasks
-from ci_runner import CISettings
+from arena.cli.options import ModelsFileOption, TasksOption
 
-ModelsFileOption = Annotated[
-    Path | None, typer.Option("--models-file", help="YAML or TOML file defining models")
-]
-TasksOption = Annotated[str, typer.Option("--tasks", help="demo, imported, or a JSONL file")]
+if TYPE_CHECKING:
+    from arena.match import MatchRecord
+    from arena.players.base import Player
+
+# The engine (Docker, retrieval, players) is imported inside the commands that use it, so
+# that every other command starts fast.
 
 
 def _players(names: list[str], models_file: Path | None) -> list[Player]:
+    from arena.players.registry import ModelSpec, build_player, load_models_file
+
     models: dict[str, ModelSpec] = load_models_file(models_file) if models_file else {}
     players = [build_player(name, models, os.environ) for name in names]
     if len({p.name for p in players}) != len(players):
@@ -87,6 +85,10 @@ def play(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Play one match: two rounds on one task, roles swapped."""
+    from arena.runtime import build_runtime
+    from arena.tasks.sources import find_task, load_tasks
+    from ci_runner import CISettings
+
     with exit_on_errors():
         players = _players([a, b], models_file)
         runtime = build_runtime(CISettings())
@@ -132,6 +134,12 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Play every pair of models on every valid task, then print the standings."""
+    from arena.match import PreparedTask
+    from arena.runtime import build_runtime
+    from arena.tasks.schema import TaskError
+    from arena.tasks.sources import load_tasks
+    from ci_runner import CISettings
+
     names = [n.strip() for n in models.split(",") if n.strip()]
     if len(names) < 2:
         fail(BAD_INPUT, "--models needs at least two names")

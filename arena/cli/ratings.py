@@ -6,7 +6,7 @@ import json
 import math
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,8 +14,9 @@ from rich.progress import Progress
 from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, fail, stderr
-from arena.ratings import leaderboard, rates_by_model_and_language, role_ratings, win_fractions
-from arena.ratings.results import parse_results_lines
+
+if TYPE_CHECKING:
+    from arena.ratings.results import RoundResult
 
 
 def _anchor(value: str | None) -> tuple[str, float] | None:
@@ -45,6 +46,9 @@ def ratings(
     elo_k: Annotated[float, typer.Option(help="K of the online Elo view", min=0)] = 32.0,
 ) -> None:
     """Bradley-Terry ratings with 95% task-bootstrap intervals, rank (UB), Elo and W/L/T."""
+    from arena.ratings import leaderboard, win_fractions  # numpy and scipy: only when needed
+    from arena.ratings.results import parse_results_lines
+
     try:
         lines = results.read_text().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -113,7 +117,7 @@ def ratings(
         _print_rounds(console, parsed.rounds)
 
 
-def _print_matrix(console: Console, models: tuple[str, ...], fractions: object) -> None:
+def _print_matrix(console: Console, models: tuple[str, ...], fractions: Any) -> None:
     if len(models) > 12:
         return
     table = Table(title="win fraction of row against column (ties excluded)")
@@ -121,12 +125,14 @@ def _print_matrix(console: Console, models: tuple[str, ...], fractions: object) 
     for m in models:
         table.add_column(m)
     for i, m in enumerate(models):
-        table.add_row(m, *(_fmt(float(fractions[i][j]), 2) for j in range(len(models))))  # type: ignore[index]
+        table.add_row(m, *(_fmt(float(fractions[i][j]), 2) for j in range(len(models))))
     console.print(table)
 
 
-def _print_rounds(console: Console, rounds: tuple[object, ...]) -> None:
-    by_model, _ = role_ratings(rounds)  # type: ignore[arg-type]
+def _print_rounds(console: Console, rounds: tuple[RoundResult, ...]) -> None:
+    from arena.ratings import rates_by_model_and_language, role_ratings
+
+    by_model, _ = role_ratings(rounds)
     table = Table(title="role ratings (each round: submitter vs reviewer)")
     for column in ("model", "submitter", "reviewer"):
         table.add_column(column)
@@ -136,7 +142,7 @@ def _print_rounds(console: Console, rounds: tuple[object, ...]) -> None:
     rates = Table(title="rates per model and language")
     for column in ("model", "language", "rounds", "patch correct", "tests valid", "catch", "draw"):
         rates.add_column(column)
-    for r in rates_by_model_and_language(rounds):  # type: ignore[arg-type]
+    for r in rates_by_model_and_language(rounds):
         rates.add_row(
             r.model,
             r.language,

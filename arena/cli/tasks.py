@@ -12,16 +12,13 @@ from rich.progress import Progress
 from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
-from arena.runtime import build_runtime
+from arena.cli.options import TasksOption
 from arena.tasks.importer import import_jsonl, write_jsonl
-from arena.tasks.pipelines import with_pipeline
 from arena.tasks.sources import library_path, load_tasks
-from arena.tasks.validation import validate_task
 from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
 
 app = typer.Typer(no_args_is_help=True, help="Task import, listing and validation.")
-TasksOption = Annotated[str, typer.Option("--tasks", help="demo, imported, or a JSONL file")]
 
 
 @app.command("import")
@@ -75,6 +72,10 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
+    from arena.runtime import build_runtime
+    from arena.tasks.pipelines import with_pipeline
+    from arena.tasks.validation import validate_task
+
     with exit_on_errors():
         runtime = build_runtime(CISettings())
         found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
