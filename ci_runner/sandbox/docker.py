@@ -86,6 +86,7 @@ class DockerSandbox(Sandbox):
         cls, client: docker.DockerClient, image: str, workspace: Path, limits: Limits
     ) -> DockerSandbox:
         uid = sandbox_uid()
+        cpus = min(limits.cpus, float(os.cpu_count() or 1))  # the engine refuses more than exist
         home_opts = f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,uid={uid},gid={uid},mode=0700"
         try:
             container = client.containers.create(
@@ -102,7 +103,7 @@ class DockerSandbox(Sandbox):
                 },
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
-                nano_cpus=int(limits.cpus * 1e9),
+                nano_cpus=int(cpus * 1e9),
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
                 pids_limit=limits.pids,
