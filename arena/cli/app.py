@@ -1,5 +1,7 @@
 """Root of the `arena` command: wires the command groups together."""
 
+import signal
+
 import typer
 
 from arena.cli import ci, demo, play, ratings, tasks
@@ -17,5 +19,11 @@ app.command("tournament")(play.tournament)
 app.command("ratings")(ratings.ratings)
 
 
+def _terminate(signum: int, _frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so sandboxes and run directories are cleaned up."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     app()
