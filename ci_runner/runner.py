@@ -59,7 +59,6 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
-            del repo
             hand_to_uid(run_dir, sandbox_uid())
             with DockerSandbox.start(self.client, request.image, run_dir, limits) as sandbox:
                 steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)

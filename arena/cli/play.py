@@ -17,6 +17,11 @@ from rich.table import Table
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 from arena.cli.options import ModelsFileOption, TasksOption
 
+EvidenceOption = Annotated[
+    Path | None,
+    typer.Option("--evidence", help="directory for each match's full evidence (JSON)"),
+]
+
 if TYPE_CHECKING:
     from arena.match import MatchRecord
     from arena.players.base import Player
@@ -83,6 +88,7 @@ def play(
     tasks: TasksOption = "demo",
     models_file: ModelsFileOption = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    evidence: EvidenceOption = None,
 ) -> None:
     """Play one match: two rounds on one task, roles swapped."""
     from arena.runtime import build_runtime
@@ -97,6 +103,8 @@ def play(
             prepared = runtime.arena.prepare(chosen)
             status.update(f"playing {a} vs {b} on {chosen.instance_id}")
             record = runtime.arena.play_match(prepared, players[0], players[1])
+    if evidence is not None:
+        _write_evidence(evidence, record)
     if as_json:
         print(json.dumps(match_summary(record), indent=2))
     else:
@@ -132,6 +140,7 @@ def tournament(
         typer.Option("--results", help="append match results as JSONL (for `arena ratings`)"),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    evidence: EvidenceOption = None,
 ) -> None:
     """Play every pair of models on every valid task, then print the standings."""
     from arena.match import PreparedTask
@@ -172,6 +181,8 @@ def tournament(
                     records.append(record)
                     if results is not None:
                         _append_result(results, record)
+                    if evidence is not None:
+                        _write_evidence(evidence, record)
                     progress.advance(bar)
     table_rows = standings(records, names)
     if as_json:
@@ -191,6 +202,13 @@ def tournament(
             row["model"], *(str(row[k]) for k in ("wins", "losses", "ties", "round_wins"))
         )
     Console().print(table)
+
+
+def _write_evidence(directory: Path, record: MatchRecord) -> None:
+    """Everything about a match: answers, diffs, every CI run with its logs, the verdicts."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{record.task}__{record.a}__vs__{record.b}.json"
+    path.write_text(record.model_dump_json(indent=2))
 
 
 def _append_result(path: Path, record: MatchRecord) -> None:

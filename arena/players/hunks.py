@@ -83,27 +83,34 @@ def keep_first_hunks(text: str, keep: int) -> str:
     return join_diff(kept)
 
 
+_TEST_START = re.compile(
+    r"^(@|#\[|(async\s+)?def\s+test|func\s+Test|TEST\(|static\s+void\s+\w+\(|fn\s+\w+)"
+)
+
+
 def first_added_block(hunk: Hunk) -> Hunk:
-    """The hunk with its added lines cut after the first blank-line-separated top-level block."""
+    """The hunk with its added lines cut before the second test it defines.
+
+    A test starts at a top-level line after a blank one: a decorator or attribute, a
+    `def test...`, `func Test...`, `fn ...`, `TEST(...)`; imports and helpers are kept.
+    """
     lines: list[str] = []
-    seen_block = False
+    tests_seen = 0
     cutting = False
-    previous_blank = False
+    previous_blank = True
     for line in hunk.lines:
-        if line.startswith("+") and not cutting:
-            body = line[1:].rstrip("\n")
-            top_level = bool(body) and not body[0].isspace() and body not in ("}", ")", "]")
-            if top_level and previous_blank and seen_block:
-                cutting = True
-            else:
-                seen_block = seen_block or top_level
-                previous_blank = not body.strip()
-                lines.append(line)
-                continue
         if line.startswith("+"):
+            body = line[1:].rstrip("\n")
+            starts_test = previous_blank and bool(_TEST_START.match(body))
+            previous_blank = not body.strip()
+            if starts_test:
+                tests_seen += 1
+                cutting = tests_seen > 1
+            if not cutting:
+                lines.append(line)
             continue
-        if cutting and line.startswith((" ", "-")):
-            cutting = False
+        cutting = False  # context or removed lines end the added run
+        previous_blank = not line[1:].strip()
         lines.append(line)
     while lines and lines[-1].startswith("+") and not lines[-1][1:].strip():
         lines.pop()  # no trailing blank lines left from the cut

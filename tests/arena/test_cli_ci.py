@@ -120,7 +120,11 @@ def test_task_missing_a_field_exits_2_naming_it(tmp_path: Path, ci_settings: CIS
     done = _arena(["ci", "run", "--task", str(bad)], ci_settings)
     assert done.returncode == 2
     assert "base_commit: Field required" in done.stderr
-    bad.write_text(json.dumps({"instance_id": "x", "repo": "/nowhere", "base_commit": "abc1234", "language": "go"}))
+    bad.write_text(
+        json.dumps(
+            {"instance_id": "x", "repo": "/nowhere", "base_commit": "abc1234", "language": "go"}
+        )
+    )
     done = _arena(["ci", "run", "--task", str(bad)], ci_settings)
     assert done.returncode == 2
     assert "pipeline is required unless ci_name_list names a workflow job" in done.stderr
