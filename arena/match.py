@@ -22,8 +22,8 @@ from arena.protocol import (
 )
 from arena.retrieval import RepoIndex, pack_context
 from arena.tasks.pipelines import with_pipeline
-from arena.tasks.schema import Task, TaskError
-from arena.tasks.validation import Validation, validate_task
+from arena.tasks.schema import Task, TaskError, Validation
+from arena.tasks.validation import validate_task
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
 from ci_runner.workspace import Workspaces

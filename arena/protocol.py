@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from arena.tasks.validation import FAILING, Validation
+from arena.tasks.schema import Validation
+from arena.tasks.validation import FAILING
 from ci_runner import CIResult, TestOutcome
 
 

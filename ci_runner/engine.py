@@ -2,15 +2,19 @@
 
 import docker
 import docker.errors
+import requests
 
 from ci_runner.errors import SandboxError
+
+# what a call to the engine raises when the engine itself is the problem
+ENGINE_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException)
 
 
 def connect() -> docker.DockerClient:
     try:
         client = docker.from_env(timeout=120)
         client.ping()
-    except docker.errors.DockerException as exc:
+    except ENGINE_ERRORS as exc:
         raise SandboxError(
             f"no Docker engine answers ({exc}); start one (dockerd) or set DOCKER_HOST"
         ) from exc

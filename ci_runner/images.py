@@ -20,6 +20,7 @@ import docker
 import docker.errors
 
 from ci_runner.config import CISettings
+from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import ImageError
 from ci_runner.locks import file_lock
 
@@ -81,7 +82,7 @@ class ImageBuilder:
             return str(self._client.images.get(name).id)
         except docker.errors.ImageNotFound:
             return None
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise ImageError(f"cannot inspect image {name}: {exc}") from exc
 
     def ensure_base(self, progress: Progress = _quiet) -> str:
@@ -99,7 +100,7 @@ class ImageBuilder:
                 progress(f"pulling {name}")
                 try:
                     self._client.images.pull(name)
-                except docker.errors.APIError as exc:
+                except ENGINE_ERRORS as exc:
                     raise ImageError(
                         f"cannot pull base image {name} ({exc}); with no registry, leave "
                         "ARENA_BASE_IMAGE at its default to bootstrap one with debootstrap"
@@ -139,7 +140,7 @@ class ImageBuilder:
                 self._client.api.import_image_from_file(
                     str(tarball), repository=repository, tag=tag or "latest"
                 )
-            except docker.errors.APIError as exc:
+            except ENGINE_ERRORS as exc:
                 raise ImageError(f"docker import of {name} failed: {exc}") from exc
 
     def ensure(self, language: str, progress: Progress = _quiet) -> str:
@@ -176,7 +177,7 @@ class ImageBuilder:
                 if line.strip():
                     tail.append(line)
                     progress(line.strip())
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise ImageError(f"building {tag} failed: {exc}") from exc
         if not self._image_id(tag):
             raise ImageError(f"building {tag} finished without producing the image")

@@ -85,8 +85,10 @@ def validate(
             for task in found:
                 progress.update(bar, description=f"validating {task.instance_id}")
                 validation = validate_task(with_pipeline(task, runtime.workspaces), runtime.ci)
-                rows.append((task, validation))
+                rows.append((task.model_copy(update={"validation": validation}), validation))
                 progress.advance(bar)
+        if tasks == "imported":  # keep FAIL_TO_PASS, PASS_TO_PASS and the verdict with the task
+            write_jsonl(library_path(runtime.settings.cache_dir), [t for t, _ in rows])
     if as_json:
         print(
             json.dumps(

@@ -29,6 +29,18 @@ class TaskError(ValueError):
     """A task file or record is malformed; the message names the field at fault."""
 
 
+class Validation(BaseModel):
+    """The verdict of running the gold tests with and without the gold patch."""
+
+    model_config = ConfigDict(frozen=True)
+
+    valid: bool
+    reason: str | None = None
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+    fingerprint: str | None = None  # of the task it was computed for
+
+
 class Task(BaseModel):
     """One issue to compete on. Field names follow SwingArena; SWE-bench's are accepted too."""
 
@@ -50,6 +62,7 @@ class Task(BaseModel):
     fail_to_pass: tuple[str, ...] = Field(default=(), alias="FAIL_TO_PASS")
     pass_to_pass: tuple[str, ...] = Field(default=(), alias="PASS_TO_PASS")
     skipped_actions: tuple[str, ...] = ()
+    validation: Validation | None = None
 
     @field_validator("language", mode="before")
     @classmethod

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from arena.ci import TaskCI
-from arena.tasks.schema import Task
+from arena.tasks.schema import Task, Validation
 from ci_runner import CIResult, CIStatus, TestOutcome
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
-
-
-class Validation(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    valid: bool
-    reason: str | None = None
-    fail_to_pass: tuple[str, ...] = ()
-    pass_to_pass: tuple[str, ...] = ()
 
 
 def judge_validation(tests_only: CIResult, with_fix: CIResult) -> Validation:
@@ -54,6 +43,13 @@ def judge_validation(tests_only: CIResult, with_fix: CIResult) -> Validation:
 
 
 def validate_task(task: Task, ci: TaskCI) -> Validation:
+    """The task's validation; a stored one stands while the task's decisive fields are unchanged."""
+    if task.validation is not None and task.validation.fingerprint == task.fingerprint():
+        return task.validation
+    return _validate(task, ci).model_copy(update={"fingerprint": task.fingerprint()})
+
+
+def _validate(task: Task, ci: TaskCI) -> Validation:
     if not task.patch.strip() or not task.test_patch.strip():
         return Validation(valid=False, reason="the task has no gold patch or no gold test patch")
     tests_only = ci.run(task, (task.test_patch,))

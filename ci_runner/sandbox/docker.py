@@ -14,6 +14,7 @@ import docker
 import docker.errors
 from docker.models.containers import Container
 
+from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
 from ci_runner.images import SANDBOX_HOME, SANDBOX_UID, WORKSPACE
 from ci_runner.sandbox.base import ExecResult, Sandbox
@@ -117,14 +118,14 @@ class DockerSandbox(Sandbox):
             raise SandboxError(
                 f"CI image {image} is missing: build it with `arena ci images`"
             ) from exc
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(f"cannot create the sandbox container: {exc}") from exc
         try:
             sandbox = cls(client, container)
             container.start()
         except BaseException as exc:
             container.remove(force=True, v=True)
-            if isinstance(exc, docker.errors.APIError):
+            if isinstance(exc, ENGINE_ERRORS):
                 raise SandboxError(f"cannot start the sandbox container: {exc}") from exc
             raise
         return sandbox
@@ -153,7 +154,7 @@ class DockerSandbox(Sandbox):
                 workdir=workdir,
             )["Id"]
             stream = api.exec_start(exec_id, stream=True, demux=False)
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(f"cannot exec in the sandbox: {exc}") from exc
         buffer = OutputBuffer(max_output_bytes)
         failure: list[BaseException] = []
@@ -177,7 +178,7 @@ class DockerSandbox(Sandbox):
         if not timed_out:
             try:
                 exit_code = api.exec_inspect(exec_id).get("ExitCode")
-            except docker.errors.APIError as exc:
+            except ENGINE_ERRORS as exc:
                 raise SandboxError(f"cannot read the exit code of a step: {exc}") from exc
             if failure and exit_code is None:
                 raise SandboxError(f"lost the output stream of a step: {failure[0]}")
@@ -193,16 +194,19 @@ class DockerSandbox(Sandbox):
 
     def _oom_since(self, since: int) -> bool:
         """Whether the kernel's OOM killer hit this container's cgroup since `since`."""
-        events: Any = self._client.api.events(
-            since=since,
-            until=int(time.time()) + 1,
-            filters={"container": self.container_id, "event": "oom"},
-            decode=True,
-        )
         try:
-            return any(True for _ in events)
-        finally:
-            events.close()
+            events: Any = self._client.api.events(
+                since=since,
+                until=int(time.time()) + 1,
+                filters={"container": self.container_id, "event": "oom"},
+                decode=True,
+            )
+            try:
+                return any(True for _ in events)
+            finally:
+                events.close()
+        except ENGINE_ERRORS as exc:
+            raise SandboxError(f"cannot read the engine's events: {exc}") from exc
 
     def kill(self) -> None:
         self._dead = True
@@ -218,7 +222,7 @@ class DockerSandbox(Sandbox):
             self._container.remove(force=True, v=True)
         except docker.errors.NotFound:
             pass
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(
                 f"cannot remove sandbox container {self.container_id}: {exc}"
             ) from exc

@@ -14,7 +14,7 @@ from arena.tasks.demo import demo_tasks
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task
 from arena.tasks.validation import validate_task
-from ci_runner import CIRunner, CISettings, CIStatus
+from ci_runner import CIRunner, CISettings, CIStatus, SandboxError
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 
@@ -65,3 +65,18 @@ def test_every_demo_task_validates_and_partial_is_partly_right(
     still_failing = set(partial.failing_tests()) & set(validation.fail_to_pass)
     assert 0 < len(still_failing) < len(validation.fail_to_pass) or not partial.tests, partial.error
     assert partial_tests(task.test_patch).strip()
+
+
+def test_a_stored_validation_stands_while_the_task_is_unchanged(
+    demo: list[Task], task_ci: TaskCI, ci_settings: CISettings, tmp_path: Path
+) -> None:
+    import docker
+
+    task = demo[0]
+    stored = task.model_copy(update={"validation": validate_task(task, task_ci)})
+    dead = docker.DockerClient(base_url=f"unix://{tmp_path}/no-engine.sock", version="1.41")
+    offline = TaskCI(CIRunner(ci_settings, dead), ImageBuilder(dead, ci_settings), None)
+    assert validate_task(stored, offline) == stored.validation  # no CI needed
+    changed = stored.model_copy(update={"patch": stored.patch + "\n"})
+    with pytest.raises(SandboxError, match="cannot inspect image"):
+        validate_task(changed, offline)  # a changed task is validated again
