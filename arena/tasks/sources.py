@@ -21,7 +21,8 @@ def load_tasks(spec: str, cache_dir: Path, workspaces: Workspaces) -> list[Task]
     path = library_path(cache_dir) if spec == "imported" else Path(spec)
     if spec == "imported" and not path.exists():
         return []
-    report = import_jsonl(path, workspaces)
+    # the library was checked when it was imported; other files are checked now
+    report = import_jsonl(path, None if spec == "imported" else workspaces)
     if report.errors:
         raise TaskError(f"{path}: " + "; ".join(str(e) for e in report.errors[:5]))
     return report.tasks

@@ -9,23 +9,11 @@ import pytest
 from arena.players.base import Role, TaskContext
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelsFileError, build_player, load_models_file
-from arena.tasks.schema import Task
 from tests.arena.scripted_server import Reply, scripted_server
+from tests.arena.tiny import TINY_TASK
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
-TASK = Task.model_validate(
-    {
-        "instance_id": "calc-1",
-        "repo": "/nowhere",
-        "base_commit": "abc1234",
-        "language": "python",
-        "problem_statement": "add() subtracts",
-        "pipeline": {
-            "steps": [{"name": "t", "run": "true"}],
-            "report": {"format": "junit", "path": "r.xml"},
-        },
-    }
-)
+TASK = TINY_TASK
 CTX = TaskContext(TASK, "### calc.py\n" + FILES["calc.py"], FILES.get)
 FIX = "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
 

@@ -7,20 +7,9 @@ import pytest
 
 from arena.players.base import TaskContext
 from arena.players.replay import ReplayError, ReplayPlayer
-from arena.tasks.schema import Task
+from tests.arena.tiny import TINY_TASK
 
-TASK = Task.model_validate(
-    {
-        "instance_id": "calc-1",
-        "repo": "/nowhere",
-        "base_commit": "abc1234",
-        "language": "python",
-        "pipeline": {
-            "steps": [{"name": "t", "run": "true"}],
-            "report": {"format": "junit", "path": "r.xml"},
-        },
-    }
-)
+TASK = TINY_TASK
 CTX = TaskContext(TASK, "", {"calc.py": "x = 1\n"}.get)
 
 
