@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import threading
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -141,6 +143,7 @@ def tournament(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     evidence: EvidenceOption = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="matches played at once")] = 1,
 ) -> None:
     """Play every pair of models on every valid task, then print the standings."""
     from arena.match import PreparedTask
@@ -165,8 +168,23 @@ def tournament(
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
-        with Progress(*columns, console=stderr) as progress:
+        written = threading.Lock()
+
+        def play(prepared: PreparedTask, a: Player, b: Player) -> MatchRecord:
+            record = runtime.arena.play_match(prepared, a, b)
+            with written:
+                if results is not None:
+                    _append_result(results, record)
+                if evidence is not None:
+                    _write_evidence(evidence, record)
+            return record
+
+        with (
+            Progress(*columns, console=stderr) as progress,
+            ThreadPoolExecutor(max_workers=jobs) as pool,
+        ):
             bar = progress.add_task("tournament", total=len(found) * len(pairs))
+            futures: list[Future[MatchRecord]] = []
             for task in found:
                 progress.update(bar, description=f"{task.instance_id}: preparing")
                 try:
@@ -175,15 +193,12 @@ def tournament(
                     skipped.append(str(exc))
                     progress.advance(bar, len(pairs))
                     continue
+                progress.update(bar, description=f"playing ({jobs} at once)")
                 for a, b in pairs:
-                    progress.update(bar, description=f"{task.instance_id}: {a.name} vs {b.name}")
-                    record = runtime.arena.play_match(prepared, a, b)
-                    records.append(record)
-                    if results is not None:
-                        _append_result(results, record)
-                    if evidence is not None:
-                        _write_evidence(evidence, record)
-                    progress.advance(bar)
+                    future = pool.submit(play, prepared, a, b)
+                    future.add_done_callback(lambda _: progress.advance(bar))
+                    futures.append(future)
+            records.extend(f.result() for f in futures)
     table_rows = standings(records, names)
     if as_json:
         print(
