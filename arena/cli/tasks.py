@@ -13,7 +13,7 @@ from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
 from arena.cli.options import TasksOption
-from arena.tasks.importer import import_jsonl, write_jsonl
+from arena.tasks.importer import import_lines, read_task_lines, write_jsonl
 from arena.tasks.sources import library_path, load_tasks
 from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
@@ -29,15 +29,15 @@ def import_tasks(
     """Import tasks into the library; bad lines are reported, good lines still import."""
     settings = CISettings()
     with exit_on_errors():
-        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir) if check else None
-        total = sum(1 for _ in file.open()) if file.is_file() else 0
+        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        lines = read_task_lines(file)
         with Progress(console=stderr, transient=True) as progress:
-            bar = progress.add_task(f"importing {file.name}", total=total)
-            report = import_jsonl(file, workspaces, lambda n: progress.update(bar, completed=n))
+            bar = progress.add_task(f"importing {file.name}", total=len(lines))
+            report = import_lines(
+                lines, workspaces if check else None, lambda n: progress.update(bar, completed=n)
+            )
         library = library_path(settings.cache_dir)
-        existing = load_tasks(
-            "imported", settings.cache_dir, Workspaces(settings.mirrors_dir, settings.runs_dir)
-        )
+        existing = load_tasks("imported", settings.cache_dir, workspaces)
         merged = {t.instance_id: t for t in existing} | {t.instance_id: t for t in report.tasks}
         write_jsonl(library, merged.values())
     for error in report.errors:

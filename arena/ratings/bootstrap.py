@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from arena.ratings.bradley_terry import (
     PRIOR,
+    SCALE,
     BTFit,
     Vector,
     anchor_part,
@@ -56,7 +57,7 @@ def bootstrap_ratings(
     rng = np.random.default_rng(seed)
     pinned = (fit.models.index(anchor[0]), anchor[1]) if anchor else None
     starts = {
-        part: (fit.ratings[list(part)] - fit.ratings[list(part)].mean()) / 400 * np.log(10)
+        part: (fit.ratings[list(part)] - fit.ratings[list(part)].mean()) / SCALE
         for part in fit.components
     }
     samples = np.full((rounds, n), np.nan)

@@ -85,16 +85,19 @@ def import_lines(
     return report
 
 
-def import_jsonl(
-    path: Path, workspaces: Workspaces | None, on_line: Callable[[int], None] = lambda _: None
-) -> ImportReport:
+def read_task_lines(path: Path) -> list[str]:
     try:
-        text = path.read_text()
+        return path.read_text().splitlines()
     except FileNotFoundError as exc:
         raise TaskError(f"task file {path} does not exist") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskError(f"cannot read {path}: {exc}") from exc
-    return import_lines(text.splitlines(), workspaces, on_line)
+
+
+def import_jsonl(
+    path: Path, workspaces: Workspaces | None, on_line: Callable[[int], None] = lambda _: None
+) -> ImportReport:
+    return import_lines(read_task_lines(path), workspaces, on_line)
 
 
 def write_jsonl(path: Path, tasks: Iterable[Task]) -> None:
