@@ -60,11 +60,15 @@ class ReportSpec(BaseModel):
 
 
 class Pipeline(BaseModel):
+    """`setup` steps install the environment: they run once, as root and with network, when the
+    task's environment image is built, never in a CI run; `steps` run offline in every CI run."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     steps: tuple[Step, ...] = Field(min_length=1)
     report: ReportSpec
     env: dict[str, str] = Field(default_factory=dict)
+    setup: tuple[Step, ...] = ()
 
     @model_validator(mode="after")
     def _names_unique(self) -> "Pipeline":
