@@ -1,5 +1,5 @@
 """Players: one interface for every competitor, LLM endpoint or baseline agent."""
 
-from arena.players.base import Answer, ModelError, Player, Role, TaskContext
+from arena.players.base import Answer, EndpointFault, ModelError, Player, Role, TaskContext
 
-__all__ = ["Answer", "ModelError", "Player", "Role", "TaskContext"]
+__all__ = ["Answer", "EndpointFault", "ModelError", "Player", "Role", "TaskContext"]

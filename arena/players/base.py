@@ -18,7 +18,17 @@ class Role(StrEnum):
 
 
 class ModelError(RuntimeError):
-    """A model endpoint failed for good (after retries); the round counts it as no answer."""
+    """The model's own failure (cut off, too slow, unusable answer): scored as no answer."""
+
+
+class EndpointFault(RuntimeError):
+    """Infrastructure, not the model: its endpoint refused the configuration or stayed down past
+    the retries. Never scored: the round is retried and, past the budget, the match fails."""
+
+    def __init__(self, model: str, reason: str) -> None:
+        super().__init__(f"model {model}'s endpoint is at fault: {reason}")
+        self.model = model
+        self.reason = reason
 
 
 @dataclass(frozen=True)

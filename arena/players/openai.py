@@ -10,10 +10,22 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from arena.players.base import Answer, ModelError, Player, Role, TaskContext, parsed_answer
+from arena.players.base import (
+    Answer,
+    EndpointFault,
+    ModelError,
+    Player,
+    Role,
+    TaskContext,
+    parsed_answer,
+)
 from arena.prompting import render_prompt
 
 _RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+class _Malformed(ValueError):
+    """A 200 response without a chat completion in it: retried like a 5xx."""
 
 
 class OpenAIModel(BaseModel):
@@ -56,7 +68,13 @@ class OpenAIPlayer(Player):
         return delay * random.uniform(0.5, 1.5)
 
     def complete(self, prompt: str) -> tuple[str, dict[str, Any]]:
-        """The answer text and usage, retrying 429, 5xx and timeouts with jittered backoff."""
+        """The answer text and usage.
+
+        Whose fault a failure is decides whether it is scored (swing-protocol.md, "Faults"):
+        an answer that does not arrive within `timeout_s` or is cut off at `max_tokens` is the
+        model's (ModelError); a refused configuration, an unreachable host, or 429/5xx and
+        transport errors that outlast the jittered retries are the endpoint's (EndpointFault).
+        """
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -76,31 +94,43 @@ class OpenAIPlayer(Player):
             try:
                 with self._slots:
                     response = self._client.post(url, json=body, headers=headers)
-            except httpx.TimeoutException:
-                last = f"timed out after {self._spec.timeout_s:g}s"
+            except (httpx.ReadTimeout, httpx.WriteTimeout) as exc:
+                raise ModelError(
+                    f"model {self.name}: no answer within its timeout of {self._spec.timeout_s:g}s"
+                ) from exc
+            except httpx.ConnectError as exc:
+                raise EndpointFault(self.name, f"cannot connect to {url}: {exc}") from exc
             except httpx.TransportError as exc:
-                last = f"connection failed: {exc}"
+                last = f"transport error: {exc!r}"
             else:
                 if response.status_code == 200:
-                    return self._content(response)
-                last = f"HTTP {response.status_code}: {response.text[:200]}"
-                if response.status_code not in _RETRYABLE:
-                    raise ModelError(f"model {self.name}: {last}")
-                retry_after = response.headers.get("Retry-After")
+                    try:
+                        return self._content(response)
+                    except _Malformed as exc:
+                        last = str(exc)
+                else:
+                    last = f"HTTP {response.status_code}: {response.text[:200]}"
+                    if response.status_code not in _RETRYABLE:
+                        raise EndpointFault(self.name, f"{url} refused the request: {last}")
+                    retry_after = response.headers.get("Retry-After")
             if attempt < self._spec.max_retries:
                 time.sleep(self._backoff(attempt, retry_after))
-        raise ModelError(
-            f"model {self.name}: gave up after {self._spec.max_retries + 1} attempts; last: {last}"
+        raise EndpointFault(
+            self.name, f"gave up after {self._spec.max_retries + 1} attempts; last: {last}"
         )
 
     def _content(self, response: httpx.Response) -> tuple[str, dict[str, Any]]:
         try:
             payload = response.json()
-            content = payload["choices"][0]["message"]["content"]
+            choice = payload["choices"][0]
+            content = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise _Malformed(f"malformed response: {response.text[:200]!r}") from exc
+        if choice.get("finish_reason") == "length":
             raise ModelError(
-                f"model {self.name}: malformed response: {response.text[:200]!r}"
-            ) from exc
+                f"model {self.name}: the answer was cut off at the token limit "
+                f"(finish_reason=length, max_tokens={self._spec.max_tokens})"
+            )
         usage = payload.get("usage") or {}
         return str(content or ""), usage if isinstance(usage, dict) else {}
 

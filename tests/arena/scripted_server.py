@@ -19,14 +19,16 @@ class Reply:
     body: str | None = None  # or a raw body
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str = "stop"
 
 
-def completion(content: str) -> str:
+def completion(content: str, finish_reason: str = "stop") -> str:
+    message = {"role": "assistant", "content": content}
     return json.dumps(
         {
             "id": "cmpl-1",
             "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
             "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
         }
     )
@@ -60,7 +62,9 @@ def scripted_server(script: list[Reply], default: Reply | None = None) -> Iterat
                 )
             if reply.delay_s:
                 time.sleep(reply.delay_s)
-            body = reply.body if reply.body is not None else completion(reply.content or "")
+            body = reply.body if reply.body is not None else completion(
+                reply.content or "", reply.finish_reason
+            )
             try:
                 self.send_response(reply.status)
                 for key, value in {"Content-Type": "application/json", **reply.headers}.items():

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import socket
 import time
 
 import pytest
 
-from arena.players.base import Role, TaskContext
+from arena.players.base import EndpointFault, Role, TaskContext
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelsFileError, build_player, load_models_file
 from tests.arena.scripted_server import Reply, scripted_server
@@ -46,41 +47,57 @@ def test_a_429_is_retried_then_the_answer_is_parsed() -> None:
     assert server.auth[-1] == "Bearer sk-test"
 
 
-def test_a_500_storm_exhausts_the_retries_with_a_clear_error() -> None:
+def test_a_500_storm_that_outlasts_the_retries_is_the_endpoints_fault() -> None:
     with scripted_server([], default=Reply(status=500, body='{"error": "boom"}')) as server:
-        answer = _player(server.url, max_retries=2).propose_patch(CTX)
-    assert answer.diff is None
-    assert (
-        answer.error is not None
-        and "gave up after 3 attempts" in answer.error
-        and "HTTP 500" in answer.error
-    )
+        player = _player(server.url, max_retries=2)
+        with pytest.raises(EndpointFault, match=r"gave up after 3 attempts.*HTTP 500") as fault:
+            player.propose_patch(CTX)
+    assert fault.value.model == "m" and "endpoint is at fault" in str(fault.value)
     assert len(server.requests) == 3
 
 
-def test_a_slow_answer_past_the_timeout_is_an_error() -> None:
+def test_a_slow_answer_past_the_timeout_is_the_models_failure() -> None:
     with scripted_server([], default=Reply(content=FIX, delay_s=3)) as server:
         started = time.monotonic()
         answer = _player(server.url, timeout_s=0.5, max_retries=1).propose_tests(CTX, None)
-    assert answer.error is not None and "timed out after 0.5s" in answer.error
-    assert time.monotonic() - started < 3
+    assert answer.diff is None
+    assert answer.error is not None and "no answer within its timeout of 0.5s" in answer.error
+    assert time.monotonic() - started < 3 and len(server.requests) == 1
 
 
-def test_garbage_is_a_parse_error_and_a_broken_body_a_model_error() -> None:
+def test_an_answer_cut_off_at_the_token_limit_is_a_failure_not_a_partial_patch() -> None:
+    with scripted_server([Reply(content=FIX, finish_reason="length")]) as server:
+        answer = _player(server.url, max_tokens=64).propose_patch(CTX)
+    assert answer.diff is None and answer.failure is not None
+    assert "cut off at the token limit" in answer.failure and "max_tokens=64" in answer.failure
+
+
+def test_garbage_is_a_parse_error_and_a_broken_body_the_endpoints_fault() -> None:
     with scripted_server([Reply(content="Sure! Just flip the minus sign.")]) as server:
         answer = _player(server.url).propose_patch(CTX)
     assert answer.diff is None and answer.error is None
     assert answer.parse_error is not None and "neither a unified diff" in answer.parse_error
     assert answer.raw_text == "Sure! Just flip the minus sign."
-    with scripted_server([Reply(body="<html>bad gateway</html>")]) as server:
-        broken = _player(server.url).propose_patch(CTX)
-    assert broken.error is not None and "malformed response" in broken.error
+    with scripted_server([], default=Reply(body="<html>bad gateway</html>")) as server:
+        with pytest.raises(EndpointFault, match="malformed response"):
+            _player(server.url, max_retries=1).propose_patch(CTX)
+    assert len(server.requests) == 2
 
 
-def test_client_errors_are_not_retried() -> None:
-    with scripted_server([Reply(status=401, body='{"error": "bad key"}')]) as server:
-        answer = _player(server.url).propose_patch(CTX)
-    assert answer.error is not None and "HTTP 401" in answer.error and len(server.requests) == 1
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+def test_a_refused_configuration_is_the_endpoints_fault_and_not_retried(status: int) -> None:
+    with scripted_server([Reply(status=status, body='{"error": "no"}')]) as server:
+        with pytest.raises(EndpointFault, match=f"refused the request: HTTP {status}"):
+            _player(server.url).propose_patch(CTX)
+    assert len(server.requests) == 1
+
+
+def test_connection_refused_is_the_endpoints_fault() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(EndpointFault, match="cannot connect"):
+        _player(f"http://127.0.0.1:{port}/v1").propose_patch(CTX)
 
 
 def test_reviewer_prompt_shows_the_patch() -> None:
