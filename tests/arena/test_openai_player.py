@@ -78,17 +78,21 @@ def test_garbage_is_a_parse_error_and_a_broken_body_the_endpoints_fault() -> Non
     assert answer.diff is None and answer.error is None
     assert answer.parse_error is not None and "neither a unified diff" in answer.parse_error
     assert answer.raw_text == "Sure! Just flip the minus sign."
-    with scripted_server([], default=Reply(body="<html>bad gateway</html>")) as server:
-        with pytest.raises(EndpointFault, match="malformed response"):
-            _player(server.url, max_retries=1).propose_patch(CTX)
+    with (
+        scripted_server([], default=Reply(body="<html>bad gateway</html>")) as server,
+        pytest.raises(EndpointFault, match="malformed response"),
+    ):
+        _player(server.url, max_retries=1).propose_patch(CTX)
     assert len(server.requests) == 2
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_a_refused_configuration_is_the_endpoints_fault_and_not_retried(status: int) -> None:
-    with scripted_server([Reply(status=status, body='{"error": "no"}')]) as server:
-        with pytest.raises(EndpointFault, match=f"refused the request: HTTP {status}"):
-            _player(server.url).propose_patch(CTX)
+    with (
+        scripted_server([Reply(status=status, body='{"error": "no"}')]) as server,
+        pytest.raises(EndpointFault, match=f"refused the request: HTTP {status}"),
+    ):
+        _player(server.url).propose_patch(CTX)
     assert len(server.requests) == 1
 
 
