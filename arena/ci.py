@@ -1,8 +1,9 @@
 """Running a task's pipeline on a list of diffs, with finished results cached by content.
 
-A CI run is a pure function of (repo, commit, pipeline, image, diffs), so a result once
-finished is never recomputed: validation, rounds and reruns share it. Timeouts are not
-cached (load can cause them); infrastructure faults raise and are never cached.
+A CI run is a pure function of (repo, commit, pipeline, image id, limits, diffs), so a result
+once finished is never recomputed: validation, rounds and reruns share it. A timeout is re-run
+once before it counts (load can cause one) and is never cached; infrastructure faults raise
+and are never cached.
 """
 
 from __future__ import annotations
@@ -13,15 +14,22 @@ import threading
 from pathlib import Path
 
 from arena.tasks.schema import Task
-from ci_runner import CIRequest, CIResult, CIRunner, CIStatus
+from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
 from ci_runner.images import ImageBuilder
 
 
 class TaskCI:
-    def __init__(self, runner: CIRunner, images: ImageBuilder, cache_dir: Path | None) -> None:
+    def __init__(
+        self,
+        runner: CIRunner,
+        images: ImageBuilder,
+        cache_dir: Path | None,
+        limits: Limits | None = None,
+    ) -> None:
         self._runner = runner
         self._images = images
         self._cache_dir = cache_dir
+        self._limits = limits or Limits()
         self._image_tags: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -35,28 +43,37 @@ class TaskCI:
             return self._image_tags[language]
 
     def request_for(self, task: Task, diffs: tuple[str, ...]) -> CIRequest:
+        """Empty diffs (a task without gold tests) are left out rather than refused."""
         return CIRequest(
             repo=task.repo,
             commit=task.base_commit,
             pipeline=task.require_pipeline(),
             image=self.image_for(task),
-            diffs=diffs,
+            diffs=tuple(d for d in diffs if d.strip()),
+            limits=self._limits,
         )
 
-    def _cache_path(self, request: CIRequest) -> Path | None:
+    def _cache_path(self, request: CIRequest, replica: int) -> Path | None:
+        """Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes."""
         if self._cache_dir is None:
             return None
-        key = hashlib.sha256(
-            json.dumps(request.model_dump(mode="json"), sort_keys=True).encode()
-        ).hexdigest()
+        keyed = {
+            "request": request.model_dump(mode="json"),
+            "image_id": self._images.image_id(request.image),
+            "replica": replica,
+        }
+        key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
         return self._cache_dir / key[:2] / f"{key}.json"
 
-    def run(self, task: Task, diffs: tuple[str, ...]) -> CIResult:
+    def run(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
+        """`replica` numbers independent runs of the same tree (validation runs each twice)."""
         request = self.request_for(task, diffs)
-        path = self._cache_path(request)
+        path = self._cache_path(request, replica)
         if path is not None and path.is_file():
             return CIResult.model_validate_json(path.read_text())
         result = self._runner.run(request)
+        if result.status is CIStatus.TIMEOUT:
+            result = self._runner.run(request)
         if path is not None and result.status is not CIStatus.TIMEOUT:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{threading.get_ident()}.tmp")

@@ -6,11 +6,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from arena.ci import TaskCI
-from arena.players.base import Answer, Player, Role, TaskContext
+from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
 from arena.protocol import (
     Judgement,
     RoundFacts,
@@ -22,7 +23,7 @@ from arena.protocol import (
 )
 from arena.retrieval import RepoIndex, pack_context
 from arena.tasks.pipelines import with_pipeline
-from arena.tasks.schema import Task, TaskError, Validation
+from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from arena.tasks.validation import validate_task
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
@@ -48,18 +49,83 @@ class RoundRecord(BaseModel):
     def winner_model(self) -> str | None:
         return {Winner.SUBMITTER: self.submitter, Winner.REVIEWER: self.reviewer}.get(self.winner)
 
+    def summary(self) -> dict[str, Any]:
+        """The round as results files and `play --json` carry it (one schema for both)."""
+        return {
+            "submitter": self.submitter,
+            "reviewer": self.reviewer,
+            "patch_applies": self.patch_applies,
+            "patch_correct": self.patch_correct,
+            "tests_valid": self.tests_valid,
+            "tests_catch": self.tests_catch,
+            "winner": self.winner.value,
+            "winner_model": self.winner_model,
+            "reasons": self.reasons,
+        }
+
 
 class MatchRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     task: str
     language: str
+    kind: TaskKind = TaskKind.GOLD_JUDGED
     a: str
     b: str
     rounds: tuple[RoundRecord, ...]
     score: dict[str, int]
     result: str  # the winning model, or "tie"
     duration_s: float
+
+    def summary(self) -> dict[str, Any]:
+        """One results line: what `arena ratings` reads, and what `arena play --json` prints."""
+        winner = "tie" if self.result == "tie" else ("a" if self.result == self.a else "b")
+        return {
+            "task": self.task,
+            "language": self.language,
+            "kind": self.kind.value,
+            "a": self.a,
+            "b": self.b,
+            "winner": winner,
+            "result": self.result,
+            "score": self.score,
+            "duration_s": round(self.duration_s, 3),
+            "rounds": [r.summary() for r in self.rounds],
+        }
+
+
+class MatchFailed(RuntimeError):
+    """A match that infrastructure kept from finishing: recorded, never rated."""
+
+    def __init__(self, reason: str, at_fault: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.at_fault = at_fault  # the model whose endpoint failed, if one did
+
+
+class MatchFailure(BaseModel):
+    """The record of a failed match, kept beside the finished ones."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: str
+    language: str
+    kind: TaskKind = TaskKind.GOLD_JUDGED
+    a: str
+    b: str
+    reason: str
+    at_fault: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "language": self.language,
+            "kind": self.kind.value,
+            "a": self.a,
+            "b": self.b,
+            "failed": self.reason,
+            "at_fault": self.at_fault,
+        }
 
 
 def match_outcome(a: str, b: str, rounds: tuple[RoundRecord, ...]) -> tuple[dict[str, int], str]:
@@ -93,12 +159,14 @@ class Arena:
         index_cache: Path | None,
         context_budget_tokens: int = 6000,
         infra_attempts: int = 3,
+        retry_delay_s: float = 1.0,
     ) -> None:
         self._ci = ci
         self._workspaces = workspaces
         self._index_cache = index_cache
         self._budget = context_budget_tokens
         self._infra_attempts = infra_attempts
+        self._retry_delay_s = retry_delay_s
 
     def _with_retries(self, work: Callable[[], CIResult]) -> CIResult:
         """Infrastructure faults are retried, never scored; the last one propagates."""
@@ -108,7 +176,7 @@ class Arena:
             except SandboxError:
                 if attempt + 1 == self._infra_attempts:
                     raise
-                time.sleep(2**attempt)
+                time.sleep(self._retry_delay_s * 2**attempt)
         raise AssertionError("unreachable")
 
     def prepare(self, task: Task) -> PreparedTask:
@@ -190,14 +258,37 @@ class Arena:
             winner=round_winner(facts),
         )
 
+    def _round_with_retries(
+        self, prepared: PreparedTask, submitter: Player, reviewer: Player
+    ) -> RoundRecord:
+        """An endpoint's fault replays the round (each CI run already retries the engine's);
+        past the budget the match fails rather than score a model for what it did not do."""
+        where = f"round where {submitter.name} submits and {reviewer.name} reviews"
+        for attempt in range(self._infra_attempts):
+            try:
+                return self.play_round(prepared, submitter, reviewer)
+            except EndpointFault as exc:
+                if attempt + 1 == self._infra_attempts:
+                    raise MatchFailed(
+                        f"{where}: {self._infra_attempts} attempts failed; last: {exc}", exc.model
+                    ) from exc
+                time.sleep(self._retry_delay_s * 2**attempt)
+            except SandboxError as exc:
+                raise MatchFailed(f"{where}: infrastructure: {exc}") from exc
+        raise AssertionError("unreachable")
+
     def play_match(self, prepared: PreparedTask, a: Player, b: Player) -> MatchRecord:
         """Round 1: a submits, b reviews. Round 2: the roles swap."""
         started = time.monotonic()
-        rounds = (self.play_round(prepared, a, b), self.play_round(prepared, b, a))
+        rounds = (
+            self._round_with_retries(prepared, a, b),
+            self._round_with_retries(prepared, b, a),
+        )
         score, result = match_outcome(a.name, b.name, rounds)
         return MatchRecord(
             task=prepared.task.instance_id,
             language=prepared.task.language.value,
+            kind=prepared.validation.kind,
             a=a.name,
             b=b.name,
             rounds=rounds,

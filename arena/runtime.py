@@ -22,6 +22,11 @@ class Runtime:
 def build_runtime(settings: CISettings) -> Runtime:
     runner = CIRunner(settings)
     workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
-    ci = TaskCI(runner, ImageBuilder(runner.client, settings), settings.cache_dir / "ci-results")
+    ci = TaskCI(
+        runner,
+        ImageBuilder(runner.client, settings),
+        settings.cache_dir / "ci-results",
+        settings.limits,
+    )
     arena = Arena(ci, workspaces, settings.cache_dir / "retrieval")
     return Runtime(settings, workspaces, ci, arena)

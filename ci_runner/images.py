@@ -85,6 +85,13 @@ class ImageBuilder:
         except ENGINE_ERRORS as exc:
             raise ImageError(f"cannot inspect image {name}: {exc}") from exc
 
+    def image_id(self, name: str) -> str:
+        """The id an image name points to now, so results can be keyed by what really ran."""
+        found = self._image_id(name)
+        if found is None:
+            raise ImageError(f"image {name} does not exist in the Docker engine")
+        return found
+
     def ensure_base(self, progress: Progress = _quiet) -> str:
         name = self._settings.base_image
         found = self._image_id(name)

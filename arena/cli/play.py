@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -25,7 +26,7 @@ EvidenceOption = Annotated[
 ]
 
 if TYPE_CHECKING:
-    from arena.match import MatchRecord
+    from arena.match import MatchFailure, MatchRecord
     from arena.players.base import Player
 
 # The engine (Docker, retrieval, players) is imported inside the commands that use it, so
@@ -40,24 +41,6 @@ def _players(names: list[str], models_file: Path | None) -> list[Player]:
     if len({p.name for p in players}) != len(players):
         fail(BAD_INPUT, f"a model cannot meet itself: {', '.join(names)}")
     return players
-
-
-def match_summary(record: MatchRecord) -> dict[str, Any]:
-    rounds = [
-        {
-            "submitter": r.submitter,
-            "reviewer": r.reviewer,
-            "patch_applies": r.patch_applies,
-            "patch_correct": r.patch_correct,
-            "tests_valid": r.tests_valid,
-            "tests_catch": r.tests_catch,
-            "winner": r.winner_model or "draw",
-            "winner_role": r.winner.value,
-            "reasons": r.reasons,
-        }
-        for r in record.rounds
-    ]
-    return {"task": record.task, "rounds": rounds, "score": record.score, "result": record.result}
 
 
 def render_match(console: Console, record: MatchRecord) -> None:
@@ -108,18 +91,23 @@ def play(
     if evidence is not None:
         _write_evidence(evidence, record)
     if as_json:
-        print(json.dumps(match_summary(record), indent=2))
+        print(json.dumps(record.summary(), indent=2))
     else:
         render_match(Console(), record)
 
 
-def standings(records: list[MatchRecord], names: list[str]) -> list[dict[str, Any]]:
+def standings(
+    records: list[MatchRecord], failures: list[MatchFailure], names: list[str]
+) -> list[dict[str, Any]]:
     counts: dict[str, Counter[str]] = {n: Counter() for n in names}
     for record in records:
         for model in (record.a, record.b):
             key = "tie" if record.result == "tie" else ("win" if record.result == model else "loss")
             counts[model][key] += 1
             counts[model]["rounds"] += record.score[model]
+    for failure in failures:
+        for model in (failure.a, failure.b):
+            counts[model]["failed"] += 1
     rows = [
         {
             "model": n,
@@ -127,10 +115,33 @@ def standings(records: list[MatchRecord], names: list[str]) -> list[dict[str, An
             "losses": c["loss"],
             "ties": c["tie"],
             "round_wins": c["rounds"],
+            "failed": c["failed"],
         }
         for n, c in counts.items()
     ]
     return sorted(rows, key=lambda r: (-r["wins"] - 0.5 * r["ties"], -r["round_wins"], r["model"]))
+
+
+def _report_failures(failures: list[MatchFailure]) -> None:
+    """Loud, so a dead endpoint is never mistaken for a model that answered nothing."""
+    if not failures:
+        return
+    stderr.print(f"[bold red]{len(failures)} match(es) failed and are left out of the standings[/]")
+    blamed = Counter(f.at_fault for f in failures if f.at_fault)
+    for model, count in blamed.most_common():
+        last = next(f.reason for f in reversed(failures) if f.at_fault == model)
+        stderr.print(
+            f"[bold red]model {escape(model)}'s endpoint is at fault in {count} match(es);[/] "
+            f"last: {escape(last)}",
+            highlight=False,
+        )
+    for failure in failures:
+        if not failure.at_fault:
+            stderr.print(
+                f"[red]failed:[/] {escape(failure.task)} {escape(failure.a)} vs "
+                f"{escape(failure.b)}: {escape(failure.reason)}",
+                highlight=False,
+            )
 
 
 def tournament(
@@ -146,7 +157,7 @@ def tournament(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="matches played at once")] = 1,
 ) -> None:
     """Play every pair of models on every valid task, then print the standings."""
-    from arena.match import PreparedTask
+    from arena.match import MatchFailed, MatchFailure, PreparedTask
     from arena.runtime import build_runtime
     from arena.tasks.schema import TaskError
     from arena.tasks.sources import load_tasks
@@ -156,6 +167,7 @@ def tournament(
     if len(names) < 2:
         fail(BAD_INPUT, "--models needs at least two names")
     records: list[MatchRecord] = []
+    failures: list[MatchFailure] = []
     skipped: list[str] = []
     with exit_on_errors():
         players = _players(names, models_file)
@@ -170,21 +182,46 @@ def tournament(
         )
         written = threading.Lock()
 
-        def play(prepared: PreparedTask, a: Player, b: Player) -> MatchRecord:
-            record = runtime.arena.play_match(prepared, a, b)
+        def keep(outcome: MatchRecord | MatchFailure) -> None:
             with written:
+                if isinstance(outcome, MatchFailure):
+                    failures.append(outcome)
+                else:
+                    records.append(outcome)
+                    if evidence is not None:
+                        _write_evidence(evidence, outcome)
                 if results is not None:
-                    _append_result(results, record)
-                if evidence is not None:
-                    _write_evidence(evidence, record)
-            return record
+                    with results.open("a") as handle:
+                        handle.write(json.dumps(outcome.summary()) + "\n")
+
+        def play(prepared: PreparedTask, a: Player, b: Player) -> None:
+            """Any exception fails this match alone; the tournament goes on."""
+            task = prepared.task
+            try:
+                keep(runtime.arena.play_match(prepared, a, b))
+            except Exception as exc:  # recorded with its reason, never lost
+                at_fault = exc.at_fault if isinstance(exc, MatchFailed) else None
+                reason = (
+                    str(exc) if isinstance(exc, MatchFailed) else f"{type(exc).__name__}: {exc}"
+                )
+                keep(
+                    MatchFailure(
+                        task=task.instance_id,
+                        language=task.language.value,
+                        kind=prepared.validation.kind,
+                        a=a.name,
+                        b=b.name,
+                        reason=reason,
+                        at_fault=at_fault,
+                    )
+                )
 
         with (
             Progress(*columns, console=stderr) as progress,
             ThreadPoolExecutor(max_workers=jobs) as pool,
         ):
             bar = progress.add_task("tournament", total=len(found) * len(pairs))
-            futures: list[Future[MatchRecord]] = []
+            futures: list[Future[None]] = []
             for task in found:
                 progress.update(bar, description=f"{task.instance_id}: preparing")
                 try:
@@ -193,28 +230,55 @@ def tournament(
                     skipped.append(str(exc))
                     progress.advance(bar, len(pairs))
                     continue
+                except Exception as exc:  # an engine fault fails this task's matches
+                    for a, b in pairs:
+                        keep(
+                            MatchFailure(
+                                task=task.instance_id,
+                                language=task.language.value,
+                                kind=task.kind,
+                                a=a.name,
+                                b=b.name,
+                                reason=f"preparing the task failed: {exc}",
+                            )
+                        )
+                    progress.advance(bar, len(pairs))
+                    continue
                 progress.update(bar, description=f"playing ({jobs} at once)")
                 for a, b in pairs:
                     future = pool.submit(play, prepared, a, b)
                     future.add_done_callback(lambda _: progress.advance(bar))
                     futures.append(future)
-            records.extend(f.result() for f in futures)
-    table_rows = standings(records, names)
+            for future in futures:
+                future.result()
+    table_rows = standings(records, failures, names)
     if as_json:
         print(
             json.dumps(
-                {"standings": table_rows, "matches": len(records), "skipped": skipped}, indent=2
+                {
+                    "standings": table_rows,
+                    "matches": len(records),
+                    "failed": [f.summary() for f in failures],
+                    "skipped": skipped,
+                },
+                indent=2,
             )
         )
+        _report_failures(failures)
         return
     for reason in skipped:
-        stderr.print(f"[yellow]skipped:[/] {reason}", highlight=False)
-    table = Table(title=f"standings after {len(records)} matches")
-    for column in ("model", "wins", "losses", "ties", "round wins"):
+        stderr.print(f"[yellow]skipped:[/] {escape(reason)}", highlight=False)
+    _report_failures(failures)
+    title = f"standings after {len(records)} matches"
+    if failures:
+        title += f" ({len(failures)} failed)"
+    table = Table(title=title)
+    for column in ("model", "wins", "losses", "ties", "round wins", "failed"):
         table.add_column(column)
     for row in table_rows:
         table.add_row(
-            row["model"], *(str(row[k]) for k in ("wins", "losses", "ties", "round_wins"))
+            escape(row["model"]),
+            *(str(row[k]) for k in ("wins", "losses", "ties", "round_wins", "failed")),
         )
     Console().print(table)
 
@@ -224,16 +288,3 @@ def _write_evidence(directory: Path, record: MatchRecord) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{record.task}__{record.a}__vs__{record.b}.json"
     path.write_text(record.model_dump_json(indent=2))
-
-
-def _append_result(path: Path, record: MatchRecord) -> None:
-    winner = "tie" if record.result == "tie" else ("a" if record.result == record.a else "b")
-    line = {
-        "task": record.task,
-        "a": record.a,
-        "b": record.b,
-        "winner": winner,
-        "language": record.language,
-    }
-    with path.open("a") as handle:
-        handle.write(json.dumps(line) + "\n")

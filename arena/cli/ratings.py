@@ -58,6 +58,11 @@ def ratings(
         for error in parsed.errors[:20]:
             stderr.print(f"[red]{results}: {error}[/]", highlight=False)
         fail(BAD_INPUT, f"{len(parsed.errors)} bad line(s) in {results}")
+    if parsed.failed:
+        stderr.print(
+            f"[yellow]{parsed.failed} failed match(es) in {results} are left out of the ratings[/]",
+            highlight=False,
+        )
     if len(parsed.matches) == 0:
         fail(BAD_INPUT, f"{results} holds no match results")
     pinned = _anchor(anchor)

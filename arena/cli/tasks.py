@@ -14,6 +14,7 @@ from rich.table import Table
 from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
 from arena.cli.options import TasksOption
 from arena.tasks.importer import import_lines, read_task_lines, write_jsonl
+from arena.tasks.schema import Task, Validation
 from arena.tasks.sources import library_path, load_tasks
 from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
@@ -74,38 +75,64 @@ def validate(
     """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
     from arena.runtime import build_runtime
     from arena.tasks.pipelines import with_pipeline
-    from arena.tasks.validation import validate_task
+    from arena.tasks.validation import ValidationIncomplete, validate_task
 
     with exit_on_errors():
         runtime = build_runtime(CISettings())
         found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
-        rows = []
+        rows: list[tuple[Task, Validation | None, str]] = []
         with Progress(console=stderr, transient=True) as progress:
             bar = progress.add_task("validating", total=len(found))
             for task in found:
                 progress.update(bar, description=f"validating {task.instance_id}")
-                validation = validate_task(with_pipeline(task, runtime.workspaces), runtime.ci)
-                rows.append((task.model_copy(update={"validation": validation}), validation))
+                try:
+                    validation = validate_task(with_pipeline(task, runtime.workspaces), runtime.ci)
+                except ValidationIncomplete as exc:  # nothing stored: it runs again next time
+                    rows.append((task, None, str(exc)))
+                else:
+                    stored = task.model_copy(update={"validation": validation})
+                    rows.append((stored, validation, validation.reason or ""))
                 progress.advance(bar)
         if tasks == "imported":  # keep FAIL_TO_PASS, PASS_TO_PASS and the verdict with the task
-            write_jsonl(library_path(runtime.settings.cache_dir), [t for t, _ in rows])
+            write_jsonl(library_path(runtime.settings.cache_dir), [t for t, _, _ in rows])
     if as_json:
         print(
             json.dumps(
-                [{"task": t.instance_id, **v.model_dump(mode="json")} for t, v in rows], indent=2
+                [
+                    {"task": t.instance_id, **v.model_dump(mode="json")}
+                    if v is not None
+                    else {"task": t.instance_id, "valid": None, "reason": reason}
+                    for t, v, reason in rows
+                ],
+                indent=2,
             )
         )
         return
     table = Table()
-    for column in ("instance id", "valid", "FAIL_TO_PASS", "PASS_TO_PASS", "reason"):
+    for column in (
+        "instance id",
+        "kind",
+        "valid",
+        "FAIL_TO_PASS",
+        "PASS_TO_PASS",
+        "left out",
+        "reason",
+    ):
         table.add_column(column)
-    for task, v in rows:
-        mark = "[green]yes[/]" if v.valid else "[red]no[/]"
+    for task, v, reason in rows:
+        if v is None:
+            table.add_row(
+                task.instance_id, task.kind.value, "[yellow]not yet[/]", "", "", "", reason
+            )
+            continue
+        left_out = f"{len(v.flaky)} flaky, {len(v.broken)} broken" if v.flaky or v.broken else ""
         table.add_row(
             task.instance_id,
-            mark,
+            v.kind.value,
+            "[green]yes[/]" if v.valid else "[red]no[/]",
             str(len(v.fail_to_pass)),
             str(len(v.pass_to_pass)),
-            v.reason or "",
+            left_out,
+            reason,
         )
     Console().print(table)

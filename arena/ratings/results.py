@@ -76,6 +76,7 @@ class RoundResult:
     tests_valid: bool = False
     tests_catch: bool = False
     language: str | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,18 +84,22 @@ class ParsedResults:
     matches: Results
     rounds: tuple[RoundResult, ...]
     errors: tuple[str, ...]
+    failed: int = 0  # matches that infrastructure kept from finishing: never rated
 
 
 _ROUND_FACTS = ("patch_applies", "patch_correct", "tests_valid", "tests_catch")
+_ROUND_WINNERS = ("submitter", "reviewer", "draw")
 
 
 def parse_results_lines(lines: Iterable[str]) -> ParsedResults:
-    """JSONL match results ({task, a, b, winner[, language][, rounds]}).
+    """JSONL match results ({task, a, b, winner[, language][, kind][, rounds]}), as
+    `MatchRecord.summary()` writes them; lines of failed matches ({..., failed}) are counted.
 
     Each bad line becomes an error naming the line and the field."""
     rows: list[tuple[str, str, str, str, str | None]] = []
     rounds: list[RoundResult] = []
     errors: list[str] = []
+    failed = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -105,6 +110,9 @@ def parse_results_lines(lines: Iterable[str]) -> ParsedResults:
             continue
         if not isinstance(record, dict):
             errors.append(f"line {number}: not a JSON object")
+            continue
+        if "failed" in record:
+            failed += 1
             continue
         missing = [k for k in ("task", "a", "b", "winner") if not isinstance(record.get(k), str)]
         if missing:
@@ -117,8 +125,15 @@ def parse_results_lines(lines: Iterable[str]) -> ParsedResults:
             errors.append(f"line {number}: b: a model cannot play itself")
             continue
         language = record.get("language")
+        kind = record.get("kind")
         rows.append((record["task"], record["a"], record["b"], record["winner"], language))
         for played in record.get("rounds") or []:
+            if not isinstance(played, dict) or played.get("winner") not in _ROUND_WINNERS:
+                errors.append(
+                    f"line {number}: rounds: each needs submitter, reviewer and a winner of "
+                    f"{', '.join(_ROUND_WINNERS)}"
+                )
+                continue
             try:
                 rounds.append(
                     RoundResult(
@@ -127,11 +142,10 @@ def parse_results_lines(lines: Iterable[str]) -> ParsedResults:
                         reviewer=str(played["reviewer"]),
                         winner=str(played["winner"]),
                         language=language,
+                        kind=kind,
                         **{k: bool(played.get(k, False)) for k in _ROUND_FACTS},
                     )
                 )
-            except (KeyError, TypeError) as exc:
-                errors.append(
-                    f"line {number}: rounds: needs submitter, reviewer and winner ({exc})"
-                )
-    return ParsedResults(Results.from_rows(rows), tuple(rounds), tuple(errors))
+            except KeyError as exc:
+                errors.append(f"line {number}: rounds: needs submitter and reviewer ({exc})")
+    return ParsedResults(Results.from_rows(rows), tuple(rounds), tuple(errors), failed)

@@ -25,19 +25,32 @@ _LANGUAGE_NAMES = {"c++": "cpp", "cxx": "cpp", "golang": "go", "py": "python", "
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
 
 
+class TaskKind(StrEnum):
+    """How a task's verdicts are judged: by its gold tests, or (without any) by CI alone."""
+
+    GOLD_JUDGED = "gold-judged"
+    CI_JUDGED = "ci-judged"
+
+
 class TaskError(ValueError):
     """A task file or record is malformed; the message names the field at fault."""
 
 
 class Validation(BaseModel):
-    """The verdict of running the gold tests with and without the gold patch."""
+    """The verdict of running the pipeline (with the gold tests) with and without the gold patch.
+
+    `flaky` tests changed outcome between two runs of the same tree and `broken` ones fail on
+    both trees: both are recorded and left out of every verdict."""
 
     model_config = ConfigDict(frozen=True)
 
     valid: bool
     reason: str | None = None
+    kind: TaskKind = TaskKind.GOLD_JUDGED
     fail_to_pass: tuple[str, ...] = ()
     pass_to_pass: tuple[str, ...] = ()
+    flaky: tuple[str, ...] = ()
+    broken: tuple[str, ...] = ()
     fingerprint: str | None = None  # of the task it was computed for
 
 
@@ -100,6 +113,10 @@ class Task(BaseModel):
         if self.pipeline is None and not self.ci_name_list:
             raise ValueError("pipeline is required unless ci_name_list names a workflow job")
         return self
+
+    @property
+    def kind(self) -> TaskKind:
+        return TaskKind.GOLD_JUDGED if self.test_patch.strip() else TaskKind.CI_JUDGED
 
     def require_pipeline(self) -> Pipeline:
         if self.pipeline is None:

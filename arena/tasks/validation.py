@@ -1,57 +1,103 @@
-"""Task validation: FAIL_TO_PASS and PASS_TO_PASS from the gold tests with and without the fix."""
+"""Task validation: FAIL_TO_PASS and PASS_TO_PASS from two runs of each tree, without and with
+the gold patch (swing-protocol.md, "Task validation")."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from arena.ci import TaskCI
-from arena.tasks.schema import Task, Validation
+from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from ci_runner import CIResult, CIStatus, TestOutcome
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
+RUNS_PER_TREE = 2
 
 
-def judge_validation(tests_only: CIResult, with_fix: CIResult) -> Validation:
-    """Pure: the verdict from `base + gold tests` and `base + gold patch + gold tests`."""
-    for label, result in (("gold tests", tests_only), ("gold patch + gold tests", with_fix)):
-        if result.patch_error is not None:
-            return Validation(valid=False, reason=f"{label} do not apply: {result.patch_error}")
-    if with_fix.status is not CIStatus.PASSED:
+class ValidationIncomplete(TaskError):
+    """A validation run timed out twice: no verdict is stored, the next attempt runs again."""
+
+
+def _flaky(runs: Sequence[CIResult]) -> set[str]:
+    """Tests whose outcome (or presence) differs between runs of one tree."""
+    ids = set().union(*(r.tests for r in runs))
+    return {t for t in ids if len({r.tests.get(t) for r in runs}) > 1}
+
+
+def _listed(ids: set[str]) -> str:
+    shown = sorted(ids)
+    return ", ".join(shown[:10]) + (" ..." if len(shown) > 10 else "")
+
+
+def judge_validation(
+    before: Sequence[CIResult], after: Sequence[CIResult], kind: TaskKind = TaskKind.GOLD_JUDGED
+) -> Validation:
+    """Pure: the verdict from the runs of `base (+ gold tests)` and `base + gold patch (+ ...)`.
+
+    Each tree normally has two runs; a test whose outcome differs between them is flaky."""
+    for label, runs in (("base", before), ("base + gold patch", after)):
+        for result in runs:
+            if result.patch_error is not None:
+                what = "the gold tests" if label == "base" else "the gold patch and tests"
+                return Validation(
+                    valid=False, kind=kind, reason=f"{what} do not apply: {result.patch_error}"
+                )
+    flaky = _flaky(before) | _flaky(after)
+    old: Mapping[str, TestOutcome] = {t: o for t, o in before[0].tests.items() if t not in flaky}
+    new: Mapping[str, TestOutcome] = {t: o for t, o in after[0].tests.items() if t not in flaky}
+    if not new:
+        result = after[0]
         return Validation(
             valid=False,
-            reason=f"base + gold patch + gold tests is {with_fix.status.value}: {with_fix.error}",
+            kind=kind,
+            flaky=tuple(sorted(flaky)),
+            reason=f"base + gold patch ran no test ({result.status.value}: {result.error})",
         )
-    before = tests_only.tests
-    after = with_fix.tests
-    fail_to_pass = sorted(
-        t
-        for t, o in after.items()
-        if o is TestOutcome.PASSED and (t not in before or before[t] in FAILING)
+    passing_after = {t for t, o in new.items() if o is TestOutcome.PASSED}
+    failing_after = {t for t, o in new.items() if o in FAILING}
+    passing_before = {t for t, o in old.items() if o is TestOutcome.PASSED}
+    failing_before = {t for t, o in old.items() if o in FAILING}
+    recorded = Validation(
+        valid=False,
+        kind=kind,
+        flaky=tuple(sorted(flaky)),
+        broken=tuple(sorted(failing_after & (failing_before | (set(new) - set(old))))),
+        pass_to_pass=tuple(sorted(passing_after & passing_before)),
     )
-    pass_to_pass = sorted(
-        t
-        for t, o in after.items()
-        if o is TestOutcome.PASSED and before.get(t) is TestOutcome.PASSED
-    )
+    regressions = passing_before & failing_after
+    if regressions:
+        why = f"the gold patch breaks tests that passed without it: {_listed(regressions)}"
+        return recorded.model_copy(update={"reason": why})
+    if kind is TaskKind.CI_JUDGED:
+        return recorded.model_copy(
+            update={"valid": True, "pass_to_pass": tuple(sorted(passing_after))}
+        )
+    fail_to_pass = tuple(sorted(t for t in passing_after if t not in old or t in failing_before))
     if not fail_to_pass:
-        return Validation(
-            valid=False,
-            reason="no test fails without the gold patch and passes with it",
-            pass_to_pass=tuple(pass_to_pass),
-        )
-    return Validation(
-        valid=True, fail_to_pass=tuple(fail_to_pass), pass_to_pass=tuple(pass_to_pass)
-    )
+        why = "no test fails without the gold patch and passes with it"
+        return recorded.model_copy(update={"reason": why})
+    return recorded.model_copy(update={"valid": True, "fail_to_pass": fail_to_pass})
 
 
 def validate_task(task: Task, ci: TaskCI) -> Validation:
-    """The task's validation; a stored one stands while the task's decisive fields are unchanged."""
+    """The task's validation; a stored one stands while the task's decisive fields are unchanged.
+
+    Raises ValidationIncomplete (and SandboxError for infrastructure faults) rather than return
+    a verdict that a timeout or a fault decided."""
     if task.validation is not None and task.validation.fingerprint == task.fingerprint():
         return task.validation
     return _validate(task, ci).model_copy(update={"fingerprint": task.fingerprint()})
 
 
 def _validate(task: Task, ci: TaskCI) -> Validation:
-    if not task.patch.strip() or not task.test_patch.strip():
-        return Validation(valid=False, reason="the task has no gold patch or no gold test patch")
-    tests_only = ci.run(task, (task.test_patch,))
-    with_fix = ci.run(task, (task.patch, task.test_patch))
-    return judge_validation(tests_only, with_fix)
+    if not task.patch.strip():
+        return Validation(valid=False, kind=task.kind, reason="the task has no gold patch")
+    trees = {"base": (task.test_patch,), "base + gold patch": (task.patch, task.test_patch)}
+    runs: dict[str, list[CIResult]] = {}
+    for label, diffs in trees.items():
+        runs[label] = [ci.run(task, diffs, replica=n) for n in range(RUNS_PER_TREE)]
+        if any(r.status is CIStatus.TIMEOUT for r in runs[label]):
+            raise ValidationIncomplete(
+                f"task {task.instance_id}: validation of {label} timed out twice; "
+                "not stored, it runs again next time"
+            )
+    return judge_validation(runs["base"], runs["base + gold patch"], task.kind)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.ci import TaskCI
-from arena.match import Arena, PreparedTask
+from arena.match import Arena, MatchFailed, PreparedTask
 from arena.players.baselines import NullPlayer, OraclePlayer, PartialPlayer
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.protocol import Winner
@@ -79,24 +80,43 @@ def test_oracle_beats_partial_and_its_tests_catch_the_partial_patch(
     }
 
 
-def test_a_model_that_keeps_failing_loses_but_the_match_finishes(
+def test_an_endpoint_that_stays_down_fails_the_match_instead_of_losing_it(
     arena: Arena, prepared: dict[str, PreparedTask]
 ) -> None:
     with scripted_server([], default=Reply(status=503, body="{}")) as server:
         spec = OpenAIModel(
             name="flaky", base_url=server.url, model="m", max_retries=1, backoff_s=0.01
         )
+        with pytest.raises(MatchFailed) as failed:
+            arena.play_match(
+                prepared["demo__py-textkit-slug"], OpenAIPlayer(spec, None), OraclePlayer()
+            )
+    assert failed.value.at_fault == "flaky"
+    assert "3 attempts failed" in failed.value.reason and "HTTP 503" in failed.value.reason
+    assert len(server.requests) == 3 * 2  # the round three times, each call tried twice
+
+
+def test_an_answer_cut_off_at_the_token_limit_loses_its_round(
+    arena: Arena, prepared: dict[str, PreparedTask]
+) -> None:
+    task = prepared["demo__py-textkit-slug"].task
+    with scripted_server(
+        [
+            Reply(content=task.patch, finish_reason="length"),
+            Reply(content=task.test_patch, finish_reason="length"),
+        ]
+    ) as server:
+        spec = OpenAIModel(name="long", base_url=server.url, model="m", max_retries=0)
         record = arena.play_match(
             prepared["demo__py-textkit-slug"], OpenAIPlayer(spec, None), OraclePlayer()
         )
-    assert record.result == "oracle"
-    flaky_submits, flaky_reviews = record.rounds
+    submits, reviews = record.rounds
     assert (
-        flaky_submits.patch.error is not None
-        and "gave up after 2 attempts" in flaky_submits.patch.error
+        not submits.patch_applies
+        and "cut off at the token limit" in submits.reasons["patch_applies"]
     )
-    assert not flaky_submits.patch_applies and "HTTP 503" in flaky_submits.reasons["patch_applies"]
-    assert flaky_reviews.tests.error is not None and not flaky_reviews.tests_valid
+    assert submits.winner is Winner.REVIEWER and reviews.winner is Winner.SUBMITTER
+    assert record.result == "oracle"
 
 
 def test_a_model_answering_real_edits_is_judged_like_any_other(
@@ -144,6 +164,9 @@ def test_play_prints_the_documented_json(ci_settings: CISettings, images: dict[s
     }
     assert all(keys <= set(r) for r in result["rounds"])
     assert [r["submitter"] for r in result["rounds"]] == ["partial", "oracle"]
+    assert [r["winner"] for r in result["rounds"]] == ["reviewer", "submitter"]
+    assert [r["winner_model"] for r in result["rounds"]] == ["oracle", "oracle"]
+    assert result["language"] == "go" and result["kind"] == "gold-judged"
 
 
 def test_play_refuses_unknown_models_and_tasks(ci_settings: CISettings) -> None:
@@ -180,6 +203,63 @@ def test_tournament_plays_every_pair_on_every_task(
     oracle = summary["standings"][0]
     assert oracle["wins"] == 2 * len(DEMO_IDS) and oracle["losses"] == 0
     lines = [json.loads(line) for line in results.read_text().splitlines()]
-    assert len(lines) == 3 * len(DEMO_IDS) and {"task", "a", "b", "winner", "language"} <= set(
-        lines[0]
+    assert len(lines) == 3 * len(DEMO_IDS)
+    played = _arena(
+        ["play", "--task", "demo__go-lru-recency", "--a", "partial", "--b", "oracle", "--json"],
+        ci_settings,
     )
+    same = json.loads(played.stdout)
+    assert all(set(line) == set(same) for line in lines)  # one schema for both
+    assert all(set(r) == set(same["rounds"][0]) for line in lines for r in line["rounds"])
+    assert {line["kind"] for line in lines} == {"gold-judged"}
+    assert {line["language"] for line in lines} == {"python", "go", "rust", "cpp"}
+    rated = _arena(["ratings", "--results", str(results), "--bootstrap", "50"], ci_settings)
+    assert rated.returncode == 0, rated.stderr
+    assert "role ratings" in rated.stdout and "rates per model and language" in rated.stdout
+    for model in ("oracle", "partial", "null"):
+        assert model in rated.stdout
+
+
+def test_a_dead_endpoint_fails_its_matches_loudly_and_the_tournament_goes_on(
+    ci_settings: CISettings, images: dict[str, str], tmp_path: Path
+) -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    models = tmp_path / "models.yaml"
+    models.write_text(
+        f"models:\n  - name: dead\n    base_url: http://127.0.0.1:{port}/v1\n    model: m\n"
+    )
+    tasks = tmp_path / "tasks.jsonl"
+    chosen = [
+        t
+        for t in demo_tasks(ci_settings.cache_dir / "demo-repos")
+        if t.instance_id == "demo__py-textkit-slug"
+    ]
+    tasks.write_text("".join(t.model_dump_json() + "\n" for t in chosen))
+    results = tmp_path / "results.jsonl"
+    done = _arena(
+        [
+            "tournament",
+            "--tasks",
+            str(tasks),
+            "--models",
+            "oracle,null,dead",
+            "--models-file",
+            str(models),
+            "--results",
+            str(results),
+            "--json",
+        ],
+        ci_settings,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["matches"] == 1 and len(summary["failed"]) == 2
+    assert {f["at_fault"] for f in summary["failed"]} == {"dead"}
+    assert "model dead's endpoint is at fault in 2 match(es)" in done.stderr
+    dead = next(row for row in summary["standings"] if row["model"] == "dead")
+    assert (dead["wins"], dead["losses"], dead["ties"], dead["failed"]) == (0, 0, 0, 2)
+    rated = _arena(["ratings", "--results", str(results), "--bootstrap", "20"], ci_settings)
+    assert rated.returncode == 0, rated.stderr
+    assert "2 failed match(es)" in rated.stderr and "dead" not in rated.stdout
