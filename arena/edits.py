@@ -1,4 +1,9 @@
-"""Model answers into diffs: a unified diff, or SEARCH/REPLACE blocks applied to the base."""
+"""Model answers into diffs: a unified diff, or SEARCH/REPLACE blocks applied to the base.
+
+Answers are read the way models write them: prose around fenced blocks, plain `--- a/x`
+diffs with miscounted hunks (normalized by `ci_runner.diff_text`, the one place diffs are
+repaired), and SEARCH/REPLACE blocks whose path is written in any of the usual ways.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,21 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ci_runner.diff_text import normalize_diff
 from ci_runner.errors import PatchError
 from ci_runner.patches import parse_diff
 
 ReadFile = Callable[[str], "str | None"]
 
-_FENCE = re.compile(r"```[ \t]*(?:diff|patch|udiff)?[ \t]*\n(.*?)```", re.DOTALL)
-_BLOCK = re.compile(
-    r"(?P<path>[^\n]*)\n(?:```[^\n]*\n)?<<<<<<< SEARCH\n(?P<search>.*?)"
-    r"^=======\n(?P<replace>.*?)^>>>>>>> REPLACE",
-    re.DOTALL | re.MULTILINE,
-)
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(.*?)\s*$")
+_SEARCH = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
+_DIVIDER = re.compile(r"^\s*={5,9}\s*$")
+_REPLACE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
+_LABEL = re.compile(r"^(?:#{1,6}\s*|(?:\d+\.|[-*])\s+)")
+_FILE_WORD = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
+_BACKTICKED = re.compile(r"`([^`\s]+)`")
+_BARE_NAMES = re.compile(r"^(?:[A-Z][A-Za-z]*file|LICENSE|README|CODEOWNERS)$")
+_MAX_SNIPPET = 80
 
 
 class EditError(ValueError):
@@ -31,29 +40,102 @@ class Edit:
     replace: str
 
 
+def _fenced_blocks(text: str) -> list[str]:
+    """The contents of fenced blocks; an unclosed fence (a cut-off answer) runs to the end."""
+    blocks: list[str] = []
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        opened = _FENCE.match(lines[i])
+        if not opened:
+            i += 1
+            continue
+        fence = opened.group(1)
+        end = next(
+            (j for j in range(i + 1, len(lines)) if lines[j].strip() == fence[0] * len(fence)),
+            len(lines),
+        )
+        blocks.append("".join(lines[i + 1 : end]))
+        i = end + 1
+    return blocks
+
+
+def _holds_file_header(text: str) -> bool:
+    return bool(re.search(r"^(?:diff --git |--- [^\n]*\n\+\+\+ )", text, re.MULTILINE))
+
+
 def _diff_candidates(text: str) -> list[str]:
-    fenced = [m.group(1) for m in _FENCE.finditer(text)]
-    candidates = [c for c in fenced if re.search(r"^(diff --git |--- )", c, re.MULTILINE)]
-    if not candidates:
-        start = re.search(r"^(diff --git |--- (a/|/dev/null))", text, re.MULTILINE)
-        if start:
-            candidates = [text[start.start() :]]
+    candidates = [block for block in _fenced_blocks(text) if _holds_file_header(block)]
+    if not candidates and _holds_file_header(text):
+        candidates = [text]
     return candidates
 
 
-def _clean_path(line: str) -> str:
-    path = line.strip().strip("`*").strip()
-    path = re.sub(r"^(?:file(?:name)?|path)\s*:\s*", "", path, flags=re.IGNORECASE)
-    return path.removeprefix("./").removeprefix("a/").removeprefix("b/")
+def _looks_like_path(text: str) -> bool:
+    return (
+        bool(text)
+        and not any(c.isspace() for c in text)
+        and not text.startswith(("`", "<", "=", ">", "~"))
+        and ("/" in text or "." in text.strip(".") or bool(_BARE_NAMES.match(text)))
+    )
+
+
+def _path_in_line(line: str) -> str | None:
+    """The path a line names: `path`, `` `path`: ``, `File: path`, `### path`, `**path**`."""
+    cleaned = _LABEL.sub("", line.strip()).strip("*_ ")
+    cleaned = _FILE_WORD.sub("", cleaned).strip("*_ ").rstrip(":").strip("*_` ").rstrip(":")
+    cleaned = cleaned.removeprefix("./")
+    if _looks_like_path(cleaned):
+        return cleaned
+    named = [p.rstrip(":") for p in _BACKTICKED.findall(line) if _looks_like_path(p.rstrip(":"))]
+    return named[-1].removeprefix("./") if named else None
+
+
+def _path_before(lines: list[str]) -> str | None:
+    """The path written above a SEARCH marker: on a fence info line or the line above it."""
+    above = [line.strip() for line in lines]
+    while above and not above[-1]:
+        above.pop()
+    if above and _FENCE.match(above[-1]):
+        info = _FENCE.match(above[-1])
+        assert info is not None
+        for token in reversed(info.group(2).split()):
+            if _looks_like_path(token.strip("`")):
+                return token.strip("`").removeprefix("./")
+        above.pop()
+        while above and not above[-1]:
+            above.pop()
+    if not above or _FENCE.match(above[-1]) or _REPLACE.match(above[-1]):
+        return None
+    return _path_in_line(above[-1])
 
 
 def parse_search_replace(text: str) -> list[Edit]:
-    edits = []
-    for match in _BLOCK.finditer(text):
-        path = _clean_path(match["path"])
-        if not path or path.startswith("```"):
+    """The blocks in order; a block with no path of its own edits the previous block's file."""
+    lines = text.splitlines(keepends=True)
+    edits: list[Edit] = []
+    previous_end = 0
+    path: str | None = None
+    i = 0
+    while i < len(lines):
+        if not _SEARCH.match(lines[i]):
+            i += 1
+            continue
+        divider = next((j for j in range(i + 1, len(lines)) if _DIVIDER.match(lines[j])), None)
+        end = (
+            next((k for k in range(divider + 1, len(lines)) if _REPLACE.match(lines[k])), None)
+            if divider is not None
+            else None
+        )
+        if divider is None or end is None:
+            raise EditError("a SEARCH/REPLACE block is not closed by ======= and >>>>>>> REPLACE")
+        path = _path_before(lines[previous_end:i]) or path
+        if path is None:
             raise EditError("a SEARCH/REPLACE block is not preceded by the file path")
-        edits.append(Edit(path=path, search=match["search"], replace=match["replace"]))
+        search = "".join(lines[i + 1 : divider])
+        replace = "".join(lines[divider + 1 : end])
+        edits.append(Edit(path=path, search=search, replace=replace))
+        previous_end = i = end + 1
     return edits
 
 
@@ -71,28 +153,73 @@ def _unified(path: str, before: str | None, after: str) -> str:
     return header + "".join(body) if body else ""
 
 
+def _resolve(path: str, read_file: ReadFile) -> str:
+    """Drop a diff-style `a/` or `b/` only when the path exists without it and not with it."""
+    if (
+        path.startswith(("a/", "b/"))
+        and read_file(path) is None
+        and read_file(path[2:]) is not None
+    ):
+        return path[2:]
+    return path
+
+
+def _snippet(search: str) -> str:
+    return repr(search.strip()[:_MAX_SNIPPET])
+
+
+def _with_endings(text: str, newline: str) -> str:
+    return "".join(line.rstrip("\r\n") + newline for line in text.splitlines())
+
+
+def _replace_once(path: str, text: str, edit: Edit, exists: bool) -> str:
+    """`text` with the one place matching edit.search replaced; EditError if not exactly one."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if not edit.search.strip():
+        return (
+            text
+            + ("" if not text or text.endswith("\n") else newline)
+            + (_with_endings(edit.replace, newline) if newline == "\r\n" else edit.replace)
+        )
+    count = text.count(edit.search)
+    if count == 1:
+        return text.replace(edit.search, edit.replace, 1)
+    if count == 0:  # line by line, ignoring trailing whitespace and CR
+        lines = text.splitlines(keepends=True)
+        wanted = [line.rstrip() for line in edit.search.splitlines()]
+        while wanted and not wanted[-1]:
+            wanted.pop()
+        starts = [
+            i
+            for i in range(len(lines) - len(wanted) + 1)
+            if all(lines[i + k].rstrip() == wanted[k] for k in range(len(wanted)))
+        ]
+        count = len(starts)
+        if count == 1:
+            start, stop = starts[0], starts[0] + len(wanted)
+            replacement = _with_endings(edit.replace, newline)
+            if not lines[stop - 1].endswith("\n"):
+                replacement = replacement.removesuffix(newline)
+            return "".join([*lines[:start], replacement, *lines[stop:]])
+    if count > 1:
+        raise EditError(
+            f"{path}: SEARCH text matches {count} places, so the edit is ambiguous: "
+            f"{_snippet(edit.search)}"
+        )
+    where = "not found in the file" if exists else "the file does not exist"
+    raise EditError(f"{path}: SEARCH text {where}: {_snippet(edit.search)}")
+
+
 def edits_to_diff(edits: list[Edit], read_file: ReadFile) -> str:
     """Apply the edits in order to the base files and diff the result against the base."""
     originals: dict[str, str | None] = {}
     current: dict[str, str] = {}
     for edit in edits:
-        if edit.path not in current:
-            originals[edit.path] = read_file(edit.path)
-            current[edit.path] = originals[edit.path] or ""
-        text = current[edit.path]
-        if not edit.search.strip():
-            current[edit.path] = (
-                text + ("" if not text or text.endswith("\n") else "\n") + edit.replace
-            )
-        elif edit.search in text:
-            current[edit.path] = text.replace(edit.search, edit.replace, 1)
-        else:
-            where = (
-                "the file does not exist"
-                if originals[edit.path] is None
-                else "not found in the file"
-            )
-            raise EditError(f"{edit.path}: SEARCH text {where}: {edit.search.strip()[:80]!r}")
+        path = _resolve(edit.path, read_file)
+        if path not in current:
+            originals[path] = read_file(path)
+            current[path] = originals[path] or ""
+        current[path] = _replace_once(path, current[path], edit, originals[path] is not None)
     diff = "".join(_unified(p, originals[p], current[p]) for p in current)
     if not diff:
         raise EditError("the SEARCH/REPLACE blocks change nothing")
@@ -109,8 +236,9 @@ def answer_to_diff(text: str, read_file: ReadFile) -> str:
     candidates = _diff_candidates(text)
     if not candidates:
         raise EditError("the answer holds neither a unified diff nor SEARCH/REPLACE blocks")
-    diff = "".join(c if c.endswith("\n") else c + "\n" for c in candidates)
+    joined = "".join(c if c.endswith("\n") else c + "\n" for c in candidates)
     try:
+        diff = normalize_diff(joined).text
         parse_diff(diff)
     except PatchError as exc:
         raise EditError(f"the diff in the answer is malformed: {exc.reason}") from exc

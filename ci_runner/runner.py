@@ -49,7 +49,7 @@ class CIRunner:
         run_dir, repo = self._workspaces.checkout(request.repo, request.commit)
         try:
             try:
-                apply_diffs(run_dir, repo, request.diffs)
+                fuzz = apply_diffs(run_dir, repo, request.diffs)
             except PatchError as exc:
                 return CIResult(
                     status=CIStatus.ERROR,
@@ -72,6 +72,7 @@ class CIRunner:
             steps=steps,
             tests=tests,
             error=error,
+            fuzz=fuzz,
             duration_s=time.monotonic() - started,
             image=request.image,
         )

@@ -76,6 +76,10 @@ class CIResult(BaseModel):
     error: str | None = None
     patch_error: str | None = Field(default=None, description="set when a diff was refused")
     patch_error_diff: int | None = Field(default=None, description="0-based index of that diff")
+    fuzz: tuple[str, ...] = Field(
+        default=(),
+        description="diffs that did not apply exactly: recounted hunks, offsets, fuzz",
+    )
     duration_s: float = 0.0
     image: str | None = None
 
