@@ -49,8 +49,12 @@ class _Section:
     raw: list[str] | None = None  # binary sections are passed through untouched
 
 
-def check_size(text: str, index: int | None = None) -> None:
-    """Refuse a diff over MAX_DIFF_BYTES before anything costly is done with it."""
+def check_text(text: str, index: int | None = None) -> None:
+    """Refuse an empty, binary or oversized diff before anything costly is done with it."""
+    if not text.strip():
+        raise PatchError("(diff)", "the diff is empty", index)
+    if "\x00" in text:
+        raise PatchError("(diff)", "the diff holds NUL bytes (binary garbage)", index)
     too_big = len(text) > MAX_DIFF_BYTES or len(text.encode()) > MAX_DIFF_BYTES
     if too_big:
         mib = len(text.encode(errors="replace")) / (1024 * 1024)
@@ -181,12 +185,12 @@ def _span(start: int | None, count: int | None) -> str:
 
 
 def normalize_diff(text: str, index: int | None = None) -> NormalizedDiff:
-    """`text` as a git-style diff with recounted hunks; PatchError if it is too large.
+    """`text` as a git-style diff with recounted hunks; PatchError if empty, binary or too large.
 
     Text holding no file section at all is returned as it is, so the parser's own
     error explains what is wrong with it.
     """
-    check_size(text, index)
+    check_text(text, index)
     sections = _parse(text)
     if not sections:
         return NormalizedDiff(text)

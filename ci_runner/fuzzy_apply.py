@@ -75,7 +75,7 @@ def apply_fuzzily(content: bytes, hunks: str) -> FuzzyResult:
         done = subprocess.run(
             [
                 program,
-                "--batch",  # never ask, never assume a reversed patch
+                "--force",  # never ask, and never take a hunk as reversed (--batch would)
                 f"--fuzz={FUZZ}",
                 "--no-backup-if-mismatch",
                 "--reject-file=rejects",
@@ -84,6 +84,7 @@ def apply_fuzzily(content: bytes, hunks: str) -> FuzzyResult:
                 "original",
             ],
             cwd=work,
+            stdin=subprocess.DEVNULL,
             env={"LC_ALL": "C", "PATH": os.defpath},
             capture_output=True,
             text=True,
@@ -92,7 +93,7 @@ def apply_fuzzily(content: bytes, hunks: str) -> FuzzyResult:
         )
         failed = _FAILED.search(done.stdout)
         if failed:
-            raise HunkMismatch(int(failed.group(1)), f" (nearest try at line {failed.group(2)})")
+            raise HunkMismatch(int(failed.group(1)), f" (expected at line {failed.group(2)})")
         if done.returncode != 0:
             detail = (done.stderr or done.stdout).strip().splitlines()
             raise HunkMismatch(1, f": patch said {detail[-1] if detail else done.returncode}")

@@ -30,10 +30,6 @@ def parse_diff(text: str, index: int | None = None) -> pygit2.Diff:
 
 
 def _parse_normalized(text: str, index: int | None) -> pygit2.Diff:
-    if not text.strip():
-        raise PatchError("(diff)", "the diff is empty", index)
-    if "\x00" in text:
-        raise PatchError("(diff)", "the diff holds NUL bytes (binary garbage)", index)
     try:
         diff = pygit2.Diff.parse_diff(text)
     except (pygit2.GitError, ValueError) as exc:

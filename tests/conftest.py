@@ -82,10 +82,15 @@ def no_containers_left(docker_client: docker.DockerClient) -> Iterator[None]:
 
 
 def containers_created_since(client: docker.DockerClient, since: float) -> int:
+    """Sandboxes this process created (others share the engine and create their own)."""
     events = client.events(
         since=since,
         until=int(time.time()) + 1,
-        filters={"type": "container", "event": "create"},
+        filters={
+            "type": "container",
+            "event": "create",
+            "label": f"{LABEL}.pid={os.getpid()}",
+        },
         decode=True,
     )
     try:

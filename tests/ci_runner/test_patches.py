@@ -81,7 +81,10 @@ def test_second_diff_failing_is_named_by_its_index(runner: CIRunner, make_repo: 
             diffs=(_edit("app.py"), _edit("app.py")),  # the second no longer matches
         )
     )
-    assert result.patch_error == "diff #2: app.py: does not apply: its hunks do not match the file"
+    assert result.patch_error == (
+        "diff #2: app.py: does not apply: hunk #1 (@@ -1,1 +1,1 @@, removing 'x = 1') "
+        "does not match the file (expected at line 1)"
+    )
 
 
 def test_diffs_apply_in_order(
