@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ci_runner.diff_text import normalize_diff
+from ci_runner.diff_text import check_text, normalize_diff
 from ci_runner.errors import PatchError
 from ci_runner.patches import parse_diff
 
@@ -230,6 +230,10 @@ def answer_to_diff(text: str, read_file: ReadFile) -> str:
     """The diff an answer stands for; EditError if it holds neither form, or a broken one."""
     if not text.strip():
         raise EditError("the answer is empty")
+    try:
+        check_text(text)
+    except PatchError as exc:
+        raise EditError(f"the answer cannot be used: {exc.reason}") from exc
     edits = parse_search_replace(text)
     if edits:
         return edits_to_diff(edits, read_file)

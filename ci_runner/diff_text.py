@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from ci_runner.errors import PatchError
 
 MAX_DIFF_BYTES = 16 * 1024 * 1024
-"""Larger diffs are refused before parsing: real fixes are far smaller, and parsing costs ~4x."""
+"""Larger diffs are refused before parsing: real fixes are far smaller, and parsing one
+costs several times its size in memory (a 200 MB diff took 843 MiB)."""
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)", re.DOTALL)
 _TIMESTAMP = re.compile(r"\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?: ?[+-]\d{4})?$")
@@ -184,6 +185,11 @@ def _span(start: int | None, count: int | None) -> str:
     return f"{start}" if count is None else f"{start},{count}"
 
 
+def _git_span(start: int, count: int) -> str:
+    """As git writes it: a count of one is left out."""
+    return f"{start}" if count == 1 else f"{start},{count}"
+
+
 def normalize_diff(text: str, index: int | None = None) -> NormalizedDiff:
     """`text` as a git-style diff with recounted hunks; PatchError if empty, binary or too large.
 
@@ -283,5 +289,6 @@ def _emit_section(section: _Section, out: list[str], notes: list[str]) -> None:
                 f"+{_span(hunk.new_start, hunk.new_count)} @@ "
                 f"holds -{old_count} +{new_count} lines)"
             )
-        out.append(f"@@ -{old_start},{old_count} +{new_start},{new_count} @@{hunk.tail}")
+        spans = f"-{_git_span(old_start, old_count)} +{_git_span(new_start, new_count)}"
+        out.append(f"@@ {spans} @@{hunk.tail}")
         out.extend(_body_line(line) for line in hunk.body)
