@@ -228,7 +228,7 @@ def edits_to_diff(edits: list[Edit], read_file: ReadFile) -> str:
 
 def answer_to_diff(text: str, read_file: ReadFile) -> str:
     """The diff an answer stands for; EditError if it holds neither form, or a broken one."""
-    if not text.strip():
+    if not text or text.isspace():
         raise EditError("the answer is empty")
     try:
         check_text(text)

@@ -52,14 +52,13 @@ class _Section:
 
 def check_text(text: str, index: int | None = None) -> None:
     """Refuse an empty, binary or oversized diff before anything costly is done with it."""
-    if not text.strip():
+    if not text or text.isspace():  # not strip(): that would copy a huge diff
         raise PatchError("(diff)", "the diff is empty", index)
     if "\x00" in text:
         raise PatchError("(diff)", "the diff holds NUL bytes (binary garbage)", index)
-    too_big = len(text) > MAX_DIFF_BYTES or len(text.encode()) > MAX_DIFF_BYTES
-    if too_big:
-        mib = len(text.encode(errors="replace")) / (1024 * 1024)
-        limit = MAX_DIFF_BYTES // (1024 * 1024)
+    size = len(text) if len(text) > MAX_DIFF_BYTES else len(text.encode())  # no copy if huge
+    if size > MAX_DIFF_BYTES:
+        mib, limit = size / (1024 * 1024), MAX_DIFF_BYTES // (1024 * 1024)
         raise PatchError("(diff)", f"the diff is {mib:.1f} MiB, over the {limit} MiB limit", index)
 
 

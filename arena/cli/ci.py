@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.status import Status
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
@@ -12,6 +13,7 @@ from arena.cli.render import render_ci_result
 from arena.tasks import Task, load_task_file
 from arena.tasks.pipelines import with_pipeline
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
+from ci_runner.diff_text import MAX_DIFF_BYTES
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox import sweep_orphans
 from ci_runner.workspace import Workspaces
@@ -20,7 +22,15 @@ app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
 
 
 def read_diff(path: Path) -> str:
+    """The diff file's text; one over the size limit is refused before it is read."""
     try:
+        size = path.stat().st_size
+        if size > MAX_DIFF_BYTES:
+            limit = MAX_DIFF_BYTES // (1024 * 1024)
+            fail(
+                BAD_INPUT,
+                f"diff file {path} is {size / (1024 * 1024):.1f} MiB, over the {limit} MiB limit",
+            )
         return path.read_text()
     except FileNotFoundError:
         fail(BAD_INPUT, f"diff file {path} does not exist")
@@ -72,6 +82,8 @@ def run(
         print(result.model_dump_json(indent=2))
     else:
         render_ci_result(Console(), result)
+        for note in result.fuzz:
+            stderr.print(f"[yellow]applied inexactly:[/] {escape(note)}", highlight=False)
     if result.patch_error is not None:
         if not as_json:
             stderr.print(f"[bold red]error:[/] {result.patch_error}", highlight=False)

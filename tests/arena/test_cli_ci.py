@@ -114,6 +114,38 @@ def test_stale_diff_exits_2_naming_the_file(
     assert result["status"] == "error" and "calc.py" in result["error"]
 
 
+def test_plain_diff_as_a_model_writes_it_runs_and_reports_the_fuzz(
+    task_file: Path, tmp_path: Path, ci_settings: CISettings, images: dict[str, str]
+) -> None:
+    plain = (
+        "The fix:\n\n```diff\n--- calc.py\n+++ calc.py\n@@ -10,7 +10,7 @@\n def add(a, b):\n"
+        "-    return a - b\n+    return a + b\n```\n"
+    )
+    args = ["ci", "run", "--task", str(task_file), "--diff", _diff_file(tmp_path, "p.diff", plain)]
+    done = _arena([*args, "--json"], ci_settings)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "passed"
+    assert result["fuzz"] == [
+        "diff #1: calc.py: hunk #1 line counts recounted (@@ -10,7 +10,7 @@ holds -2 +2 lines)",
+        "diff #1: calc.py: hunk #1 applied at line 1 with fuzz 1 and offset -9 lines",
+    ]
+    shown = _arena(args, ci_settings)
+    assert shown.returncode == 0 and "status: passed" in shown.stdout
+    assert "applied inexactly: diff #1: calc.py: hunk #1 applied at line 1" in shown.stderr
+
+
+def test_oversized_diff_file_exits_2_before_it_is_read(
+    task_file: Path, tmp_path: Path, ci_settings: CISettings
+) -> None:
+    huge = tmp_path / "huge.diff"
+    with huge.open("wb") as handle:
+        handle.truncate(200 * 1024 * 1024)  # sparse: costs no disk
+    done = _arena(["ci", "run", "--task", str(task_file), "--diff", str(huge)], ci_settings)
+    assert done.returncode == 2
+    assert "huge.diff is 200.0 MiB, over the 16 MiB limit" in done.stderr
+
+
 def test_task_missing_a_field_exits_2_naming_it(tmp_path: Path, ci_settings: CISettings) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"instance_id": "x", "repo": "/nowhere", "language": "python"}))

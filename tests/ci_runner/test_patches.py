@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+import tracemalloc
 
 import docker
 import pytest
 
-from ci_runner import CIRequest, CIRunner, CIStatus, Pipeline
+from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Pipeline
 from tests.conftest import MakeRepo, containers_created_since
 
 PIPELINE = Pipeline.model_validate(
@@ -50,6 +51,18 @@ CASES = {
     "garbage": ("this is not a diff at all\n", "(diff)", "not a unified diff"),
     "empty": ("", "(diff)", "empty"),
     "binary-nul": ("diff --git a/a b/a\n\x00\x01", "(diff)", "NUL"),
+    "long-name": (_new_file("n" * 300), "n" * 300, "longer than 255 bytes"),
+    "long-directory": (_new_file("d" * 256 + "/x.py"), "d" * 256 + "/x.py", "longer than 255"),
+    "plain-long-name": (
+        f"--- /dev/null\n+++ b/{'p' * 300}\n@@ -0,0 +1 @@\n+x\n",
+        "p" * 300,
+        "longer than 255 bytes",
+    ),
+    "plain-parent-dir": (
+        "--- a/../outside.txt\n+++ b/../outside.txt\n@@ -1 +1 @@\n-a\n+b\n",
+        "../outside.txt",
+        "..",
+    ),
 }
 
 
@@ -82,7 +95,7 @@ def test_second_diff_failing_is_named_by_its_index(runner: CIRunner, make_repo: 
         )
     )
     assert result.patch_error == (
-        "diff #2: app.py: does not apply: hunk #1 (@@ -1,1 +1,1 @@, removing 'x = 1') "
+        "diff #2: app.py: does not apply: hunk #1 (@@ -1 +1 @@, removing 'x = 1') "
         "does not match the file (expected at line 1)"
     )
 
@@ -112,3 +125,84 @@ def test_diffs_apply_in_order(
     )
     assert result.patch_error is None
     assert result.steps[0].exit_code == 0
+
+
+PLAIN_WRONG_COUNTS_AND_LINES = (
+    "Here is the fix:\n\n```diff\n--- app.py\n+++ app.py\n@@ -7,9 +7,9 @@\n-x = 1\n+x = 5\n```\n"
+)
+
+
+def test_plain_diff_with_wrong_counts_runs_and_records_the_fuzz(
+    runner: CIRunner, make_repo: MakeRepo, images: dict[str, str]
+) -> None:
+    repo, commit = make_repo({**FILES, "pkg/mod.py": "y = 2\n" * 3 + "z = 3\nw = 4\n"})
+    pipeline = Pipeline.model_validate(
+        {
+            "steps": [
+                {"name": "t", "run": "grep -qx 'x = 5' app.py && grep -qx 'z = 30' pkg/mod.py"}
+            ],
+            "report": {"format": "junit", "step": "t"},
+        }
+    )
+    stale_context = (
+        "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -3,3 +3,3 @@\n y = 0\n-z = 3\n+z = 30\n w = 4\n"
+    )
+    result = runner.run(
+        CIRequest(
+            repo=repo,
+            commit=commit,
+            pipeline=pipeline,
+            image=images["python"],
+            diffs=(PLAIN_WRONG_COUNTS_AND_LINES, stale_context),
+        )
+    )
+    assert result.patch_error is None
+    assert result.steps[0].exit_code == 0, result.steps[0].log
+    assert result.fuzz == (
+        "diff #1: app.py: hunk #1 line counts recounted (@@ -7,9 +7,9 @@ holds -1 +1 lines)",
+        "diff #1: app.py: hunk #1 applied at line 1 with offset -6 lines",
+        "diff #2: pkg/mod.py: hunk #1 applied at line 3 with fuzz 1",
+    )
+    assert (
+        CIResult.model_validate({k: v for k, v in result.model_dump().items() if k != "fuzz"}).fuzz
+        == ()
+    )  # results stored before the field existed still load
+
+
+def test_hunk_that_does_not_apply_is_refused_naming_file_and_hunk(
+    runner: CIRunner, make_repo: MakeRepo, docker_client: docker.DockerClient
+) -> None:
+    repo, commit = make_repo(FILES)
+    started = time.time()
+    diff = (
+        "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1 +1 @@\n-y = 2\n+y = 3\n"
+        "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 7\n+x = 8\n"
+    )
+    result = runner.run(
+        CIRequest(repo=repo, commit=commit, pipeline=PIPELINE, image="none:none", diffs=(diff,))
+    )
+    assert result.status is CIStatus.ERROR
+    assert result.patch_error == (
+        "diff #1: app.py: does not apply: hunk #1 (@@ -1 +1 @@, removing 'x = 7') "
+        "does not match the file (expected at line 1)"
+    )
+    assert containers_created_since(docker_client, started) == 0
+
+
+def test_oversized_diff_is_refused_without_copying_it(
+    runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    repo, commit = make_repo(FILES)
+    huge = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n" + "+x = 2\n" * 3_000_000
+    request = CIRequest(
+        repo=repo, commit=commit, pipeline=PIPELINE, image="none:none", diffs=(huge,)
+    )
+    tracemalloc.start()
+    try:
+        result = runner.run(request)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.patch_error is not None
+    assert "over the 16 MiB limit" in result.patch_error
+    assert peak < 4 * 1024 * 1024
