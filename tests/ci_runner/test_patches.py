@@ -100,28 +100,32 @@ def test_second_diff_failing_is_named_by_its_index(runner: CIRunner, make_repo: 
     )
 
 
+def _run_script(runner: CIRunner, request: CIRequest, script: str) -> CIResult:
+    """Run `request` with its pipeline replaced by one step running `script`."""
+    pipeline = Pipeline.model_validate(
+        {"steps": [{"name": "t", "run": script}], "report": {"format": "junit", "step": "t"}}
+    )
+    return runner.run(request.model_copy(update={"pipeline": pipeline}))
+
+
 def test_diffs_apply_in_order(
     runner: CIRunner, make_repo: MakeRepo, images: dict[str, str]
 ) -> None:
     repo, commit = make_repo(FILES)
-    pipeline = Pipeline.model_validate(
-        {
-            "steps": [{"name": "t", "run": "cat app.py new.txt > out.txt; grep -q 'x = 3' app.py"}],
-            "report": {"format": "junit", "step": "t"},
-        }
-    )
-    result = runner.run(
+    result = _run_script(
+        runner,
         CIRequest(
             repo=repo,
             commit=commit,
-            pipeline=pipeline,
+            pipeline=PIPELINE,
             image=images["python"],
             diffs=(
                 _edit("app.py"),
                 _edit("app.py", "x = 2", "x = 3"),
                 _new_file("new.txt", "hello"),
             ),
-        )
+        ),
+        "cat app.py new.txt > out.txt; grep -q 'x = 3' app.py",
     )
     assert result.patch_error is None
     assert result.steps[0].exit_code == 0
@@ -136,25 +140,19 @@ def test_plain_diff_with_wrong_counts_runs_and_records_the_fuzz(
     runner: CIRunner, make_repo: MakeRepo, images: dict[str, str]
 ) -> None:
     repo, commit = make_repo({**FILES, "pkg/mod.py": "y = 2\n" * 3 + "z = 3\nw = 4\n"})
-    pipeline = Pipeline.model_validate(
-        {
-            "steps": [
-                {"name": "t", "run": "grep -qx 'x = 5' app.py && grep -qx 'z = 30' pkg/mod.py"}
-            ],
-            "report": {"format": "junit", "step": "t"},
-        }
-    )
     stale_context = (
         "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -3,3 +3,3 @@\n y = 0\n-z = 3\n+z = 30\n w = 4\n"
     )
-    result = runner.run(
+    result = _run_script(
+        runner,
         CIRequest(
             repo=repo,
             commit=commit,
-            pipeline=pipeline,
+            pipeline=PIPELINE,
             image=images["python"],
             diffs=(PLAIN_WRONG_COUNTS_AND_LINES, stale_context),
-        )
+        ),
+        "grep -qx 'x = 5' app.py && grep -qx 'z = 30' pkg/mod.py",
     )
     assert result.patch_error is None
     assert result.steps[0].exit_code == 0, result.steps[0].log
