@@ -76,9 +76,33 @@ def _header_path(line: str) -> str:
     path = path.split("\t", 1)[0]
     path = _TIMESTAMP.sub("", path).strip()
     if len(path) >= 2 and path[0] == path[-1] == '"':
-        path = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
-        path = path.encode("latin-1", "replace").decode("utf-8", "replace")
+        path = _unquote(path[1:-1])
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        raise PatchError(repr(path), "path holds control characters")
     return path.removeprefix("./")
+
+
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+_OCTAL = re.compile(r"[0-7]{3}")
+
+
+def _unquote(quoted: str) -> str:
+    """A path git quoted C-style (`"caf\\303\\251.py"`); unknown escapes are kept as written."""
+    out = bytearray()
+    i = 0
+    while i < len(quoted):
+        if quoted[i] == "\\" and i + 1 < len(quoted):
+            if _OCTAL.fullmatch(quoted, i + 1, i + 4):
+                out.append(int(quoted[i + 1 : i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            if quoted[i + 1] in _ESCAPES:
+                out.append(_ESCAPES[quoted[i + 1]])
+                i += 2
+                continue
+        out.extend(quoted[i].encode())
+        i += 1
+    return out.decode("utf-8", "replace")
 
 
 def _plain_paths(old: str, new: str) -> tuple[str | None, str | None]:
@@ -204,8 +228,11 @@ def normalize_diff(text: str, index: int | None = None) -> NormalizedDiff:
     for section in sections:
         if section.raw is not None:
             out.extend(section.raw)
-        else:
+            continue
+        try:
             _emit_section(section, out, notes)
+        except PatchError as exc:
+            raise PatchError(exc.path, exc.reason, index) from None
     return NormalizedDiff("".join(out), tuple(notes))
 
 

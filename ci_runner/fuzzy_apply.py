@@ -35,6 +35,10 @@ class HunkMismatch(Exception):
         super().__init__(f"hunk #{number} does not match the file{detail}")
 
 
+class FuzzUnavailable(Exception):
+    """GNU patch is missing or did not finish in time; the message says which."""
+
+
 @dataclass(frozen=True)
 class FuzzyResult:
     content: bytes
@@ -59,11 +63,11 @@ def _to_crlf(hunks: str) -> str:
 def apply_fuzzily(content: bytes, hunks: str) -> FuzzyResult:
     """`content` with `hunks` (the `@@` part of one file's diff) applied; HunkMismatch if not.
 
-    Raises FileNotFoundError when GNU patch is not installed.
+    Raises FuzzUnavailable when GNU patch is not installed or runs over its time.
     """
     program = shutil.which("patch")
     if program is None:
-        raise FileNotFoundError("GNU patch is needed to apply inexact hunks and is not installed")
+        raise FuzzUnavailable("GNU patch, needed to apply inexact hunks, is not installed")
     notes: list[str] = []
     if _uses_crlf(content) and "\r\n" not in hunks:
         hunks = _to_crlf(hunks)
@@ -71,26 +75,30 @@ def apply_fuzzily(content: bytes, hunks: str) -> FuzzyResult:
     with tempfile.TemporaryDirectory(prefix="arena-fuzz-") as scratch:
         work = Path(scratch)
         (work / "original").write_bytes(content)
-        (work / "hunks.diff").write_text(f"--- a/original\n+++ b/original\n{hunks}")
-        done = subprocess.run(
-            [
-                program,
-                "--force",  # never ask, and never take a hunk as reversed (--batch would)
-                f"--fuzz={FUZZ}",
-                "--no-backup-if-mismatch",
-                "--reject-file=rejects",
-                "--output=patched",
-                "--input=hunks.diff",
-                "original",
-            ],
-            cwd=work,
-            stdin=subprocess.DEVNULL,
-            env={"LC_ALL": "C", "PATH": os.defpath},
-            capture_output=True,
-            text=True,
-            timeout=_TIMEOUT_S,
-            check=False,
-        )
+        (work / "hunks.diff").write_bytes(f"--- a/original\n+++ b/original\n{hunks}".encode())
+        try:
+            done = subprocess.run(
+                [
+                    program,
+                    "--force",  # never ask, and never take a hunk as reversed (--batch would)
+                    f"--fuzz={FUZZ}",
+                    "--no-backup-if-mismatch",
+                    "--reject-file=rejects",
+                    "--output=patched",
+                    "--input=hunks.diff",
+                    "original",
+                ],
+                cwd=work,
+                stdin=subprocess.DEVNULL,
+                env={"LC_ALL": "C", "PATH": os.defpath},
+                capture_output=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise FuzzUnavailable(f"GNU patch took over {_TIMEOUT_S} s") from exc
         failed = _FAILED.search(done.stdout)
         if failed:
             raise HunkMismatch(int(failed.group(1)), f" (expected at line {failed.group(2)})")

@@ -16,7 +16,7 @@ import pygit2
 
 from ci_runner.diff_text import normalize_diff
 from ci_runner.errors import PatchError
-from ci_runner.fuzzy_apply import HunkMismatch, apply_fuzzily
+from ci_runner.fuzzy_apply import FuzzUnavailable, HunkMismatch, apply_fuzzily
 
 _SYMLINK_MODE = 0o120000
 _GITLINK_MODE = 0o160000
@@ -50,9 +50,11 @@ def _unsafe_path_reason(path: str) -> str | None:
         return "path leaves the repository (..)"
     if any(part.lower() == ".git" for part in parts):
         return "path is inside .git/"
-    if any(len(part.encode()) > _NAME_MAX for part in parts):
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in path):
+        return "path holds control characters"
+    if any(len(part.encode(errors="replace")) > _NAME_MAX for part in parts):
         return f"a path component is longer than {_NAME_MAX} bytes"
-    if len(path.encode()) > _PATH_MAX:
+    if len(path.encode(errors="replace")) > _PATH_MAX:
         return f"path is longer than {_PATH_MAX} bytes"
     return None
 
@@ -117,9 +119,12 @@ def apply_diffs(root: Path, repo: pygit2.Repository, diffs: tuple[str, ...]) -> 
         diff = _parse_normalized(normalized.text, index)
         check_diff(root, diff, index)
         repaired = list(normalized.notes)
-        if not _applied_exactly(repo, diff):
-            for section in split_by_file(normalized.text):
-                repaired.extend(_apply_section(root, repo, section, index))
+        try:
+            if not _applied_exactly(repo, diff):
+                for section in split_by_file(normalized.text):
+                    repaired.extend(_apply_section(root, repo, section, index))
+        except pygit2.GitError as exc:
+            raise PatchError("(diff)", f"cannot be applied: {exc}", index) from exc
         notes.extend(f"diff #{index + 1}: {note}" for note in repaired)
     return tuple(notes)
 
@@ -147,7 +152,7 @@ def _apply_section(root: Path, repo: pygit2.Repository, section: str, index: int
         _write_regular(target, result.content)
     except HunkMismatch as exc:
         raise PatchError(path, f"does not apply: {_name_hunk(patch, exc)}", index) from exc
-    except FileNotFoundError as exc:
+    except FuzzUnavailable as exc:
         raise PatchError(path, f"does not apply exactly, and {exc}", index) from exc
     except OSError as exc:
         raise PatchError(path, f"cannot be written: {exc.strerror or exc}", index) from exc

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import random
 import time
 import tracemalloc
+from pathlib import Path
 
 import docker
+import pygit2
 import pytest
 
-from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Pipeline
+from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, PatchError, Pipeline
+from ci_runner.diff_text import normalize_diff
+from ci_runner.patches import apply_diffs
 from tests.conftest import MakeRepo, containers_created_since
 
 PIPELINE = Pipeline.model_validate(
@@ -204,3 +210,57 @@ def test_oversized_diff_is_refused_without_copying_it(
     assert result.patch_error is not None
     assert "over the 16 MiB limit" in result.patch_error
     assert peak < 4 * 1024 * 1024
+
+
+def test_git_quoted_paths_are_unquoted_and_control_characters_refused(tmp_path: Path) -> None:
+    quoted = '--- "a/caf\\303\\251.py"\n+++ "b/caf\\303\\251.py"\n@@ -0,0 +1 @@\n+x = 1\n'
+    assert "+++ b/café.py\n" in normalize_diff(quoted).text
+    with pytest.raises(PatchError, match="control characters"):
+        normalize_diff('--- /dev/null\n+++ "b/evil\\nname"\n@@ -0,0 +1 @@\n+x\n', 0)
+
+
+_PIECES = [
+    "diff --git a/app.py b/app.py\n",
+    "--- a/app.py\n",
+    "+++ b/app.py\n",
+    "--- /dev/null\n",
+    "+++ /dev/null\n",
+    '--- "a/q\\x"\n',
+    '+++ "b/q\\x"\n',
+    f"+++ b/{'z' * 300}\n",
+    "--- a/../x\n",
+    "+++ b/.git/config\n",
+    "@@ -1 +1 @@\n",
+    "@@ -0,0 +1 @@\n",
+    "@@\n",
+    "@@ -99999999999999999999 +1 @@\n",
+    " x = 1\n",
+    "-x = 1\n",
+    "+x = 2\n",
+    "\n",
+    "```diff\n",
+    "```\n",
+    "\\ No newline at end of file\n",
+    "new file mode 100644\n",
+    "deleted file mode 100755\n",
+    "rename from x\n",
+    "rename to y\n",
+    "old mode 100644\n",
+    "new mode 100755\n",
+    "GIT binary patch\n",
+    "literal 0\n",
+    "Index: x\n",
+]
+
+
+def test_any_diff_text_is_applied_or_refused_never_an_exception(tmp_path: Path) -> None:
+    """Diffs come from models and task files: whatever they hold gives a PatchError at worst."""
+    chooser = random.Random(7)
+    for attempt in range(400):
+        root = tmp_path / str(attempt)
+        root.mkdir()
+        (root / "app.py").write_text("x = 1\n")
+        repo = pygit2.init_repository(str(root))
+        text = "".join(chooser.choice(_PIECES) for _ in range(chooser.randint(1, 12)))
+        with contextlib.suppress(PatchError):
+            apply_diffs(root, repo, (text,))
