@@ -24,18 +24,47 @@ app = typer.Typer(no_args_is_help=True, help="Task import, listing and validatio
 
 @app.command("import")
 def import_tasks(
-    file: Annotated[Path, typer.Argument(help="JSONL, SwingArena or SWE-bench field names")],
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="JSONL with SwingArena or SWE-bench field names, as published"),
+    ] = None,
     check: Annotated[bool, typer.Option(help="check each repo, commit and pipeline")] = True,
+    language: Annotated[
+        str | None,
+        typer.Option(help="language of lines that have none (default: from the file name)"),
+    ] = None,
+    hf: Annotated[
+        Path | None,
+        typer.Option(
+            "--hf",
+            help="a local JSONL export of a SWE-bench-style Hugging Face dataset; lines "
+            "without a job list take the repo's first Linux job that runs tests",
+        ),
+    ] = None,
 ) -> None:
-    """Import tasks into the library; bad lines are reported, good lines still import."""
+    """Import tasks into the library; bad lines are reported and counted, good lines import."""
+    from arena.tasks.importer import language_from_file_name, read_hf_export
+    from arena.tasks.schema import TaskError, language_of
+
     settings = CISettings()
     with exit_on_errors():
+        if (file is None) == (hf is None):
+            raise TaskError("give either a FILE or --hf PATH")
+        source = file if file is not None else hf
+        assert source is not None
+        lines = read_task_lines(source) if file is not None else read_hf_export(source)
+        chosen = language_of(language) if language is not None else None
+        if language is not None and chosen is None:
+            raise TaskError(f"--language {language!r} is not one of python, go, rust, cpp")
         workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
-        lines = read_task_lines(file)
         with Progress(console=stderr, transient=True) as progress:
-            bar = progress.add_task(f"importing {file.name}", total=len(lines))
+            bar = progress.add_task(f"importing {source.name}", total=len(lines))
             report = import_lines(
-                lines, workspaces if check else None, lambda n: progress.update(bar, completed=n)
+                lines,
+                workspaces if check else None,
+                lambda n: progress.update(bar, completed=n),
+                language=chosen or language_from_file_name(source),
+                any_job=hf is not None,
             )
         library = library_path(settings.cache_dir)
         existing = load_tasks("imported", settings.cache_dir, workspaces)
@@ -43,9 +72,14 @@ def import_tasks(
         write_jsonl(library, merged.values())
     for error in report.errors:
         stderr.print(f"[red]{error}[/]", highlight=False)
+    kinds = ", ".join(f"{n} {k.value}" for k, n in sorted(report.kinds().items()))
     print(
-        f"imported {len(report.tasks)} task(s), {len(report.errors)} error(s); library: {library}"
+        f"imported {len(report.tasks)} task(s){f' ({kinds})' if kinds else ''}; library: {library}"
     )
+    skipped = report.skipped()
+    if skipped:
+        reasons = ", ".join(f"{reason}: {n}" for reason, n in skipped.items())
+        print(f"skipped {sum(skipped.values())} line(s): {reasons}")
     if report.errors:
         raise typer.Exit(BAD_INPUT)
 
@@ -62,7 +96,11 @@ def list_tasks(tasks: TasksOption = "demo") -> None:
     for column in ("instance id", "language", "pipeline", "created"):
         table.add_column(column)
     for task in found:
-        source = "steps" if task.pipeline else f"workflow job {', '.join(task.ci_name_list)}"
+        source = (
+            "steps"
+            if task.pipeline
+            else f"workflow job {', '.join(str(j) for j in task.ci_name_list)}"
+        )
         table.add_row(task.instance_id, task.language.value, source, task.created_at or "")
     Console().print(table)
 

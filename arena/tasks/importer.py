@@ -1,18 +1,25 @@
-"""JSONL import of tasks: every bad line is reported with its number and field; good ones import."""
+"""JSONL import of tasks: every bad line is reported with its number, field and reason; good
+lines import. SwingArena's published files import unmodified."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from arena.tasks.pipelines import with_pipeline
-from arena.tasks.schema import Task, TaskError
+from arena.tasks.schema import Language, Task, TaskError, TaskKind, language_of
 from ci_runner.errors import WorkspaceError
+from ci_runner.workflows.legs import ANY_JOB
 from ci_runner.workspace import Workspaces
+
+_FILE_LANGUAGE = re.compile(r"^(?P<language>[A-Za-z+]+)[_.-]")
 
 
 @dataclass(frozen=True)
@@ -20,6 +27,7 @@ class LineError:
     line: int
     field: str
     message: str
+    reason: str = "invalid"  # what the import report counts skipped lines by
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.field}: {self.message}"
@@ -30,20 +38,52 @@ class ImportReport:
     tasks: list[Task] = field(default_factory=list)
     errors: list[LineError] = field(default_factory=list)
 
+    def skipped(self) -> dict[str, int]:
+        """Skipped lines per reason (a line with several errors counts once, by its first)."""
+        first: dict[int, str] = {}
+        for error in self.errors:
+            first.setdefault(error.line, error.reason)
+        return dict(Counter(first.values()).most_common())
+
+    def kinds(self) -> dict[TaskKind, int]:
+        return dict(Counter(t.kind for t in self.tasks))
+
+
+def language_from_file_name(path: Path) -> Language | None:
+    """SwingArena names its files `{language}_filtered_instance_list.jsonl`."""
+    match = _FILE_LANGUAGE.match(path.name)
+    return language_of(match["language"]) if match else None
+
 
 def _validation_errors(line: int, exc: ValidationError) -> list[LineError]:
-    return [
-        LineError(line, ".".join(str(p) for p in err["loc"]) or "(record)", err["msg"])
-        for err in exc.errors()
-    ]
+    errors = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(record)"
+        reason = f"missing {where}" if err["type"] == "missing" else f"bad {where}"
+        errors.append(LineError(line, where, err["msg"], reason))
+    return errors
+
+
+def _fill_defaults(record: dict[str, Any], language: Language | None, any_job: bool) -> None:
+    if language is not None and not record.get("language"):
+        record["language"] = language.value
+    if any_job and not record.get("pipeline") and not record.get("ci_name_list"):
+        record["ci_name_list"] = [ANY_JOB]
 
 
 def import_lines(
     lines: Iterable[str],
     workspaces: Workspaces | None,
     on_line: Callable[[int], None] = lambda _: None,
+    *,
+    language: Language | None = None,
+    any_job: bool = False,
 ) -> ImportReport:
-    """Parse, validate and (with `workspaces`) check each task's repo, commit and pipeline."""
+    """Parse, validate and (with `workspaces`) check each task's repo, commit and pipeline.
+
+    `language` fills lines that have none; `any_job` lets a line without a pipeline or a
+    job list (SWE-bench's) take the first Linux job of its repo that runs tests.
+    """
     report = ImportReport()
     seen: set[str] = set()
     for number, raw in enumerate(lines, start=1):
@@ -53,10 +93,21 @@ def import_lines(
         try:
             record = json.loads(raw)
         except json.JSONDecodeError as exc:
-            report.errors.append(LineError(number, "(line)", f"not JSON: {exc.msg}"))
+            report.errors.append(LineError(number, "(line)", f"not JSON: {exc.msg}", "not JSON"))
             continue
         if not isinstance(record, dict):
-            report.errors.append(LineError(number, "(line)", "not a JSON object"))
+            report.errors.append(LineError(number, "(line)", "not a JSON object", "not JSON"))
+            continue
+        _fill_defaults(record, language, any_job)
+        if not record.get("language"):
+            report.errors.append(
+                LineError(
+                    number,
+                    "language",
+                    "the line has none and neither --language nor the file name gives one",
+                    "missing language",
+                )
+            )
             continue
         try:
             task = Task.model_validate(record)
@@ -65,7 +116,7 @@ def import_lines(
             continue
         if task.instance_id in seen:
             report.errors.append(
-                LineError(number, "instance_id", f"{task.instance_id} appears twice")
+                LineError(number, "instance_id", f"{task.instance_id} appears twice", "duplicate")
             )
             continue
         if workspaces is not None:
@@ -73,12 +124,15 @@ def import_lines(
                 workspaces.mirror(task.repo, task.base_commit)
                 task = with_pipeline(task, workspaces)
             except WorkspaceError as exc:
-                where = "base_commit" if "is not in" in str(exc) else "repo"
-                report.errors.append(LineError(number, where, str(exc)))
+                missing_commit = "is not in" in str(exc)
+                where = "base_commit" if missing_commit else "repo"
+                reason = "commit not in repo" if missing_commit else "repo not reachable"
+                report.errors.append(LineError(number, where, str(exc), reason))
                 continue
             except TaskError as exc:
                 where, _, message = str(exc).partition(": ")
-                report.errors.append(LineError(number, where, message))
+                reason = "no usable CI job" if where == "ci_name_list" else f"bad {where}"
+                report.errors.append(LineError(number, where, message, reason))
                 continue
         seen.add(task.instance_id)
         report.tasks.append(task)
@@ -94,10 +148,36 @@ def read_task_lines(path: Path) -> list[str]:
         raise TaskError(f"cannot read {path}: {exc}") from exc
 
 
+def read_hf_export(path: Path) -> list[str]:
+    """The records of a Hugging Face dataset exported to a local file, as JSON lines (offline).
+
+    JSON lines (`Dataset.to_json`) and a JSON array are read; parquet would need pyarrow,
+    which Arena does not depend on.
+    """
+    if path.suffix == ".parquet":
+        raise TaskError(
+            f"{path}: parquet needs pyarrow, which Arena does not install; export the dataset "
+            "as JSON lines instead (datasets: `load_dataset(...)[split].to_json('x.jsonl')`)"
+        )
+    if not path.exists():
+        raise TaskError(f"--hf {path}: no such local file (imports work offline from a file)")
+    lines = read_task_lines(path)
+    text = "\n".join(lines).strip()
+    if text.startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TaskError(f"{path} is not a JSON array: {exc}") from exc
+        return [json.dumps(r) for r in records]
+    return lines
+
+
 def import_jsonl(
     path: Path, workspaces: Workspaces | None, on_line: Callable[[int], None] = lambda _: None
 ) -> ImportReport:
-    return import_lines(read_task_lines(path), workspaces, on_line)
+    return import_lines(
+        read_task_lines(path), workspaces, on_line, language=language_from_file_name(path)
+    )
 
 
 def write_jsonl(path: Path, tasks: Iterable[Task]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -9,9 +10,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from ci_runner import Pipeline
+from ci_runner.workflows import JobRef
 
 
 class Language(StrEnum):
@@ -21,8 +31,69 @@ class Language(StrEnum):
     CPP = "cpp"
 
 
+class TaskKind(StrEnum):
+    """How a round's verdicts on the task are judged (see the swing protocol)."""
+
+    GOLD_JUDGED = "gold-judged"  # the task has a gold test patch
+    CI_JUDGED = "ci-judged"  # it has none: the repo's CI and the reviewer's tests decide
+
+
 _LANGUAGE_NAMES = {"c++": "cpp", "cxx": "cpp", "golang": "go", "py": "python", "rs": "rust"}
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
+_WORKFLOW_PATH = re.compile(r"\.ya?ml$")
+_MAX_ENTRY = 10_000
+
+
+def language_of(name: str) -> Language | None:
+    """A language named by text such as `Go`, `c++` or a file name `cpp_filtered_....jsonl`."""
+    lowered = name.strip().lower()
+    lowered = _LANGUAGE_NAMES.get(lowered, lowered)
+    try:
+        return Language(lowered)
+    except ValueError:
+        return None
+
+
+def job_refs(entries: Any) -> list[JobRef]:
+    """`ci_name_list` as SwingArena ships it: job names, `[display name, workflow path]` pairs,
+    or such pairs written as Python-repr strings (read with ast.literal_eval), nested in lists."""
+    if not isinstance(entries, list | tuple):
+        raise ValueError(f"must be a list of job names or [name, workflow] pairs, got {entries!r}")
+    refs: list[JobRef] = []
+    for entry in entries:
+        refs.extend(_entry_refs(entry, depth=0))
+    return refs
+
+
+def _entry_refs(entry: Any, depth: int) -> list[JobRef]:
+    if depth > 4:
+        raise ValueError("ci_name_list entries are nested too deeply")
+    if isinstance(entry, JobRef):
+        return [entry]
+    if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+        workflow = entry.get("workflow")
+        return [JobRef(entry["name"], workflow if isinstance(workflow, str) else None)]
+    if isinstance(entry, str):
+        text = entry.strip()
+        if not text:
+            raise ValueError("an entry of ci_name_list is empty")
+        if text.startswith(("[", "(")) and len(text) <= _MAX_ENTRY:
+            try:
+                parsed = ast.literal_eval(text)
+            except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+                raise ValueError(f"entry {text[:80]!r} is not a Python list literal") from exc
+            return _entry_refs(parsed, depth + 1)
+        return [JobRef(text)]
+    if isinstance(entry, list | tuple):
+        if (
+            len(entry) == 2
+            and all(isinstance(e, str) for e in entry)
+            and _WORKFLOW_PATH.search(entry[1].strip())
+            and not entry[0].lstrip().startswith(("[", "("))
+        ):
+            return [JobRef(entry[0].strip(), entry[1].strip())]
+        return [ref for e in entry for ref in _entry_refs(e, depth + 1)]
+    raise ValueError(f"an entry of ci_name_list is neither a name nor a pair: {entry!r}")
 
 
 class TaskKind(StrEnum):
@@ -64,7 +135,7 @@ class Task(BaseModel):
     base_commit: str = Field(min_length=4)
     language: Language
     pipeline: Pipeline | None = None
-    ci_name_list: tuple[str, ...] = ()
+    ci_name_list: tuple[JobRef, ...] = ()
     image: str | None = None
     problem_statement: str = ""
     hints_text: str = ""
@@ -75,6 +146,10 @@ class Task(BaseModel):
     fail_to_pass: tuple[str, ...] = Field(default=(), alias="FAIL_TO_PASS")
     pass_to_pass: tuple[str, ...] = Field(default=(), alias="PASS_TO_PASS")
     skipped_actions: tuple[str, ...] = ()
+    ci_job: str | None = Field(default=None, description="the job leg the pipeline came from")
+    workflow_notes: tuple[str, ...] = Field(
+        default=(), description="every leg considered and every step decision, with why"
+    )
     validation: Validation | None = None
 
     @field_validator("language", mode="before")
@@ -92,7 +167,7 @@ class Task(BaseModel):
             return f"https://github.com/{value}.git"
         return value
 
-    @field_validator("fail_to_pass", "pass_to_pass", "ci_name_list", mode="before")
+    @field_validator("fail_to_pass", "pass_to_pass", mode="before")
     @classmethod
     def _json_list(cls, value: Any) -> Any:
         """SWE-bench stores these lists as JSON text."""
@@ -102,6 +177,16 @@ class Task(BaseModel):
             except json.JSONDecodeError as exc:
                 raise ValueError(f"not a JSON list: {exc}") from exc
         return value
+
+    @field_validator("ci_name_list", mode="before")
+    @classmethod
+    def _job_refs(cls, value: Any) -> Any:
+        return job_refs(cls._json_list(value))
+
+    @field_serializer("ci_name_list")
+    def _pairs(self, refs: tuple[JobRef, ...]) -> list[Any]:
+        """Written back in SwingArena's own shape: a name, or `[name, workflow path]`."""
+        return [[r.name, r.workflow] if r.workflow else r.name for r in refs]
 
     @field_validator("version", "created_at", mode="before")
     @classmethod

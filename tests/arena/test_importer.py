@@ -8,6 +8,7 @@ from pathlib import Path
 from arena.tasks.importer import import_jsonl
 from arena.tasks.schema import Language
 from ci_runner import CISettings
+from ci_runner.workflows import JobRef
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
 from tests.conftest import MakeRepo
@@ -100,4 +101,4 @@ def test_github_slugs_become_urls_without_checking(tmp_path: Path) -> None:
     report = import_jsonl(_write(tmp_path / "t.jsonl", [record]), None)
     assert report.errors == []
     assert report.tasks[0].repo == "https://github.com/octo/widgets.git"
-    assert report.tasks[0].ci_name_list == ("test",)
+    assert report.tasks[0].ci_name_list == (JobRef("test"),)

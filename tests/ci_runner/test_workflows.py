@@ -30,7 +30,7 @@ def test_go_job_becomes_steps_with_env_workdir_and_a_json_report() -> None:
     assert vet.run == "go vet ./..." and vet.workdir == "src"
     assert test.run == "go test -json -race ./..." and test.env == {"STEP": "s"}
     assert test.timeout_s == 120 and test.continue_on_error
-    assert derived.pipeline.env == {"GLOBAL": "g", "JOB": "j"}
+    assert derived.pipeline.env["GLOBAL"] == "g" and derived.pipeline.env["JOB"] == "j"
     assert (
         derived.pipeline.report.format is ReportFormat.GO_JSON
         and derived.pipeline.report.step == "test"
@@ -52,13 +52,13 @@ def test_rust_and_cpp_read_the_log_of_their_test_step() -> None:
 @pytest.mark.parametrize(
     ("workflows", "jobs", "message"),
     [
-        ({"w.yml": "jobs: {a: {steps: [{run: make}]}}"}, ["b"], "no job named b"),
-        ({"w.yml": "jobs: {a: {steps: [{uses: x/y@v1}]}}"}, ["a"], "has no run: steps"),
+        ({"w.yml": "jobs: {a: {steps: [{run: make}]}}"}, ["b"], "'b': no job leg has this name"),
+        ({"w.yml": "jobs: {a: {steps: [{uses: x/y@v1}]}}"}, ["a"], "no run: step is left"),
         ({"w.yml": "jobs: [unclosed"}, ["a"], "not valid YAML"),
         (
             {"w.yml": "jobs: {a: {steps: [{run: make}]}}"},
             ["a"],
-            "no step of the job runs `cargo test`",
+            "no step runs tests",
         ),
     ],
 )
