@@ -33,7 +33,8 @@ from ci_runner.workflows.yaml12 import load_yaml
 
 _GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
 REPORT_FILE = "arena-report.xml"
-_JUNIT_OPTION = f"--junitxml={WORKSPACE}/{REPORT_FILE}"
+# JUnit to the report file, and the short summary of every test for the console fallback
+_PYTEST_OPTIONS = f"-rap --junitxml={WORKSPACE}/{REPORT_FILE}"
 # what GitHub's runner puts in every step's environment; the GITHUB_* files are not carried over
 RUNNER_ENV = {
     "CI": "true",
@@ -179,12 +180,12 @@ def derive_pipeline(
     notes.append(f"chosen: leg {leg}")
     notes.extend(f"  {note}" for note in steps.notes)
     leg_contexts = _leg_contexts(documents[leg.workflow], leg, contexts)
-    ci_steps = _through_last_test(steps, notes)
+    setup, ci_steps = _through_last_test(steps, notes)
     report, report_env, ci_steps = _report_for(language, ci_steps, steps.test_runners, notes)
     env = {**RUNNER_ENV, **leg_contexts["env"]}
     for key, value in report_env.items():
         env[key] = f"{env[key]} {value}" if key == "PYTEST_ADDOPTS" and key in env else value
-    pipeline = Pipeline(steps=tuple(ci_steps), report=report, env=env, setup=tuple(steps.setup))
+    pipeline = Pipeline(steps=tuple(ci_steps), report=report, env=env, setup=tuple(setup))
     return DerivedPipeline(
         pipeline=pipeline,
         skipped_actions=tuple(steps.skipped_actions),
@@ -194,12 +195,16 @@ def derive_pipeline(
     )
 
 
-def _through_last_test(steps: LegSteps, notes: list[str]) -> list[Step]:
+def _through_last_test(steps: LegSteps, notes: list[str]) -> tuple[list[Step], list[Step]]:
     """Steps after the last one that runs tests (uploads, reports) only add ways to fail."""
-    last = max(i for i, s in enumerate(steps.steps) if s.name in steps.test_runners)
-    for dropped in steps.steps[last + 1 :]:
-        notes.append(f"  step {dropped.name!r} dropped: it runs after the last test step")
-    return steps.steps[: last + 1]
+    last = max(i for i, name in enumerate(steps.order) if name in steps.test_runners)
+    after = set(steps.order[last + 1 :])
+    for name in steps.order[last + 1 :]:
+        notes.append(f"  step {name!r} dropped: it runs after the last test step")
+    return (
+        [s for s in steps.setup if s.name not in after],
+        [s for s in steps.steps if s.name not in after],
+    )
 
 
 def _report_for(
@@ -212,7 +217,7 @@ def _report_for(
     """
     if language == "python":
         # every pytest run writes JUnit, whatever its command line says; tox 4 passes it on
-        env = {"PYTEST_ADDOPTS": _JUNIT_OPTION}
+        env = {"PYTEST_ADDOPTS": _PYTEST_OPTIONS}
         if any("tox" in r for r in runners.values()):
             env["TOX_OVERRIDE"] = "testenv.pass_env+=PYTEST_ADDOPTS"
             notes.append("  tox: PYTEST_ADDOPTS passed through with TOX_OVERRIDE")
@@ -230,7 +235,7 @@ def _report_for(
 def _with_step_addopts(step: Step) -> Step:
     if "PYTEST_ADDOPTS" not in step.env:
         return step
-    env = {**step.env, "PYTEST_ADDOPTS": f"{step.env['PYTEST_ADDOPTS']} {_JUNIT_OPTION}"}
+    env = {**step.env, "PYTEST_ADDOPTS": f"{step.env['PYTEST_ADDOPTS']} {_PYTEST_OPTIONS}"}
     return step.model_copy(update={"env": env})
 
 

@@ -89,7 +89,7 @@ class _Context:
 @dataclass(frozen=True)
 class _Index:
     target: _Node
-    key: _Node | None  # None: the `.*` filter
+    keys: tuple[_Node | None, ...]  # None: the `.*` filter
 
 
 @dataclass(frozen=True)
@@ -104,13 +104,14 @@ class _Not:
 
 
 @dataclass(frozen=True)
-class _Binary:
-    op: str
-    left: _Node
-    right: _Node
+class _Chain:
+    """`a op b op c ...` of one precedence level, kept flat so evaluation never recurses deep."""
+
+    first: _Node
+    rest: tuple[tuple[str, _Node], ...]
 
 
-_Node = _Literal | _Context | _Index | _Call | _Not | _Binary
+_Node = _Literal | _Context | _Index | _Call | _Not | _Chain
 
 _KEYWORDS = {"true": True, "false": False, "null": None, "NaN": math.nan, "Infinity": math.inf}
 
@@ -157,31 +158,25 @@ class _Parser:
         if self._depth > MAX_DEPTH:
             self._fail(f"nested deeper than {MAX_DEPTH}")
 
+    def _chain(self, ops: tuple[str, ...], operand: Callable[[], _Node]) -> _Node:
+        first = operand()
+        rest: list[tuple[str, _Node]] = []
+        while (token := self._peek()).kind == "op" and token.text in ops:
+            self._take()
+            rest.append((token.text, operand()))
+        return _Chain(first, tuple(rest)) if rest else first
+
     def _or(self) -> _Node:
-        node = self._and()
-        while self._accept("||"):
-            node = _Binary("||", node, self._and())
-        return node
+        return self._chain(("||",), self._and)
 
     def _and(self) -> _Node:
-        node = self._equality()
-        while self._accept("&&"):
-            node = _Binary("&&", node, self._equality())
-        return node
+        return self._chain(("&&",), self._equality)
 
     def _equality(self) -> _Node:
-        node = self._comparison()
-        while (token := self._peek()).kind == "op" and token.text in ("==", "!="):
-            self._take()
-            node = _Binary(token.text, node, self._comparison())
-        return node
+        return self._chain(("==", "!="), self._comparison)
 
     def _comparison(self) -> _Node:
-        node = self._unary()
-        while (token := self._peek()).kind == "op" and token.text in ("<", "<=", ">", ">="):
-            self._take()
-            node = _Binary(token.text, node, self._unary())
-        return node
+        return self._chain(("<", "<=", ">", ">="), self._unary)
 
     def _unary(self) -> _Node:
         if self._accept("!"):
@@ -192,24 +187,24 @@ class _Parser:
         return self._postfix(self._primary())
 
     def _postfix(self, node: _Node) -> _Node:
+        keys: list[_Node | None] = []
         while True:
             if self._accept("."):
                 token = self._take()
                 if token.kind == "op" and token.text == "*":
-                    node = _Index(node, None)
+                    keys.append(None)
                 elif token.kind == "name":
-                    node = _Index(node, _Literal(token.text))
+                    keys.append(_Literal(token.text))
                 else:
                     self._at -= 1
                     self._fail("expected a property name after '.'")
             elif self._accept("["):
                 self._nested()
-                key = None if self._accept("*") else self._or()
+                keys.append(None if self._accept("*") else self._or())
                 self._expect("]")
                 self._depth -= 1
-                node = _Index(node, key)
             else:
-                return node
+                return _Index(node, tuple(keys)) if keys else node
 
     def _primary(self) -> _Node:
         token = self._take()
@@ -417,24 +412,36 @@ class _Evaluator:
                 raise Unsupported(f"the {node.name} context is not known when deriving a pipeline")
             return self._contexts[node.name]
         if isinstance(node, _Index):
-            if node.key is None:
-                raise Unsupported("the .* object filter")
-            return _lookup(self.run(node.target), self.run(node.key))
+            value = self.run(node.target)
+            for key in node.keys:
+                if key is None:
+                    raise Unsupported("the .* object filter")
+                value = _lookup(value, self.run(key))
+            return value
         if isinstance(node, _Not):
             return not truthy(self.run(node.operand))
-        if isinstance(node, _Binary):
-            left = self.run(node.left)
-            if node.op == "&&":
-                return self.run(node.right) if truthy(left) else left
-            if node.op == "||":
-                return left if truthy(left) else self.run(node.right)
-            right = self.run(node.right)
-            if node.op == "==":
-                return _same(left, right)
-            if node.op == "!=":
-                return not _same(left, right)
-            return _compare(node.op, left, right)
+        if isinstance(node, _Chain):
+            return self._chain(node)
         return self._call(node)
+
+    def _chain(self, node: _Chain) -> Any:
+        value = self.run(node.first)
+        for op, operand in node.rest:
+            if op == "&&":
+                if not truthy(value):
+                    return value
+                value = self.run(operand)
+            elif op == "||":
+                if truthy(value):
+                    return value
+                value = self.run(operand)
+            elif op == "==":
+                value = _same(value, self.run(operand))
+            elif op == "!=":
+                value = not _same(value, self.run(operand))
+            else:
+                value = _compare(op, value, self.run(operand))
+        return value
 
     def _call(self, node: _Call) -> Any:
         if node.name not in _FUNCTIONS:

@@ -47,6 +47,7 @@ class LegSteps:
     setup: list[Step] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     test_runners: dict[str, str] = field(default_factory=dict)  # step name -> runner
+    order: list[str] = field(default_factory=list)  # every step name, setup or not, in order
     skipped_actions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -183,6 +184,7 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
         without_sudo = drop_sudo(step.run)
         name = _unique(step.name, taken)
         out.setup.append(step.model_copy(update={"name": name, "run": without_sudo}))
+        out.order.append(name)
         changed = " (sudo dropped: setup runs as root)" if without_sudo != step.run else ""
         out.notes.append(f"step {name!r}: setup, runs once when the environment is built{changed}")
         if not installs_local_project(step.run):
@@ -195,6 +197,7 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
         out.notes.append(f"step {name!r}: sudo dropped (CI runs are unprivileged)")
     step = step.model_copy(update={"name": name, "run": run})
     out.steps.append(step)
+    out.order.append(name)
     if runner := test_runner(run, step.workdir, read_file):
         out.test_runners[name] = runner
         out.notes.append(f"step {name!r}: runs tests ({runner})")

@@ -3,7 +3,7 @@
 import pytest
 
 from ci_runner.pipeline import ReportFormat
-from ci_runner.workflows import WorkflowError, derive_pipeline
+from ci_runner.workflows import JobRef, WorkflowError, derive_pipeline
 
 GO_WORKFLOW = """
 env: {GLOBAL: g}
@@ -67,3 +67,174 @@ def test_unusable_jobs_are_explained(
 ) -> None:
     with pytest.raises(WorkflowError, match=message):
         derive_pipeline(workflows, jobs, "rust")
+
+
+MATRIX_WORKFLOW = """
+name: tests
+on:
+  pull_request:
+env:
+  INTEG_TESTS: yes
+  FLAGS: -DFOO=ON
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ruff check .
+  tests:
+    name: ${{ matrix.os }} (${{ matrix.python-version }})
+    runs-on: ${{ matrix.os }}
+    if: github.event_name == 'pull_request' || github.event_name == 'push'
+    strategy:
+      matrix:
+        os: [windows-latest, ubuntu-latest, macos-latest]
+        python-version: ["3.11", "3.12"]
+        exclude:
+          - os: macos-latest
+            python-version: "3.11"
+    env:
+      PY: py${{ matrix.python-version }}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with: {python-version: "${{ matrix.python-version }}"}
+      - name: System deps
+        if: runner.os == 'Linux'
+        run: |
+          sudo apt-get update
+          sudo apt-get install -y libxml2-dev
+      - name: Windows deps
+        if: runner.os == 'Windows'
+        run: choco install foo
+      - name: Python deps
+        run: python -m pip install --upgrade pip tox
+      - name: Tests
+        run: tox -e ${{ env.PY }} -- --integ=${{ env.INTEG_TESTS }} ${{ env.FLAGS }}
+        working-directory: ${{ github.workspace }}/src
+      - name: Only on failure
+        if: failure()
+        run: cat log.txt
+      - name: Release
+        if: github.ref == 'refs/heads/main'
+        run: ./release.sh
+      - name: Upload coverage
+        run: curl -s https://codecov.io/bash | bash
+  nightly:
+    runs-on: ubuntu-latest
+    if: github.event_name == 'schedule'
+    steps:
+      - run: pytest
+"""
+PATH = ".github/workflows/tests.yml"
+
+
+def test_a_display_name_finds_its_matrix_leg_and_its_steps() -> None:
+    derived = derive_pipeline(
+        {PATH: MATRIX_WORKFLOW},
+        [JobRef("windows-latest (3.12)", PATH), JobRef("ubuntu-latest (3.12)", PATH)],
+        "python",
+    )
+    assert derived.leg == "ubuntu-latest (3.12)" and derived.workflow_file == PATH
+    pipeline = derived.pipeline
+    assert [s.name for s in pipeline.setup] == ["System deps", "Python deps"]
+    assert pipeline.setup[0].run == "apt-get update\napt-get install -y libxml2-dev"
+    (tests,) = pipeline.steps
+    assert tests.run == "tox -e py3.12 -- --integ=yes -DFOO=ON" and tests.workdir == "src"
+    assert pipeline.env["INTEG_TESTS"] == "yes" and pipeline.env["PY"] == "py3.12"
+    assert pipeline.env["TOX_OVERRIDE"] == "testenv.pass_env+=PYTEST_ADDOPTS"
+    assert "--junitxml=/workspace/arena-report.xml" in pipeline.env["PYTEST_ADDOPTS"]
+    assert pipeline.report.path == "arena-report.xml"
+    notes = "\n".join(derived.notes)
+    for expected in (
+        "leg 'windows-latest (3.12)' (.github/workflows/tests.yml job tests): dropped: runs on "
+        "windows-latest, not Linux",
+        "leg 'ubuntu-latest (3.12)' (.github/workflows/tests.yml job tests): kept: Linux",
+        "step 'Windows deps' skipped: its if: (runner.os == 'Windows') is false",
+        "step 'Only on failure' skipped",
+        "step 'Release' dropped: github.ref is not known",
+        "step 'Upload coverage' dropped: it runs after the last test step",
+        "(sudo dropped: setup runs as root)",
+        "uses actions/setup-python@v5 with python-version=3.12: provided by the image",
+    ):
+        assert expected in notes
+
+
+def test_job_names_select_every_leg_and_linux_legs_that_test_are_preferred() -> None:
+    derived = derive_pipeline({PATH: MATRIX_WORKFLOW}, ["lint", "nightly", "tests"], "python")
+    assert derived.leg == "ubuntu-latest (3.11)"
+    notes = "\n".join(derived.notes)
+    assert "'lint' (.github/workflows/tests.yml job lint): dropped: no step runs tests" in notes
+    assert "job nightly): dropped: the job's if: (github.event_name == 'schedule') is false" in notes
+    assert "'macos-latest (3.12)'" in notes and "'macos-latest (3.11)'" not in notes  # excluded
+
+
+def test_default_leg_names_list_the_matrix_values() -> None:
+    workflow = """
+jobs:
+  ci:
+    runs-on: ${{ matrix.os }}
+    strategy:
+      matrix:
+        os: [ubuntu-latest]
+        compiler: [gcc, clang]
+        include: [{compiler: clang, version: 14}]
+    steps: [{run: "cmake -B b && cmake --build b && cd b && ctest"}]
+  sanitizers:
+    name: Sanitizers
+    runs-on: ubuntu-22.04
+    strategy: {matrix: {kind: [address]}}
+    steps: [{run: "ctest -L ${{ matrix.kind }}"}]
+"""
+    derived = derive_pipeline(
+        {"main.yml": workflow}, [JobRef("ci (ubuntu-latest, clang, 14)", "main.yml")], "cpp"
+    )
+    assert derived.leg == "ci (ubuntu-latest, clang, 14)"
+    assert derived.pipeline.report.format is ReportFormat.CTEST
+    sanitizers = derive_pipeline({"main.yml": workflow}, ["Sanitizers (address)"], "cpp")
+    assert sanitizers.pipeline.steps[0].run == "ctest -L address"
+
+
+def test_a_script_that_runs_tests_counts_and_local_installs_run_in_ci_too() -> None:
+    workflow = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pip install -r requirements.txt && pip install .
+      - run: ./ci/run-tests.sh --fast
+"""
+    scripts = {"ci/run-tests.sh": "#!/bin/sh\npython -m pytest -q \"$@\"\n"}
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "python", read_file=scripts.get)
+    pipeline = derived.pipeline
+    assert [s.run for s in pipeline.setup] == ["pip install -r requirements.txt && pip install ."]
+    assert [s.run for s in pipeline.steps] == [
+        "pip install -r requirements.txt && pip install .",
+        "./ci/run-tests.sh --fast",
+    ]
+    assert any("runs tests (pytest (in ci/run-tests.sh))" in n for n in derived.notes)
+    with pytest.raises(WorkflowError, match="no step runs tests"):
+        derive_pipeline({"w.yml": workflow}, ["test"], "python")  # the script is not readable
+
+
+def test_nothing_unresolved_reaches_a_command_line() -> None:
+    workflow = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo ${{ needs.setup.outputs.version }}
+      - run: go test ./... -run ${{ matrix.missing }}
+      - run: go test -tags '${{ hashFiles('go.sum') }}' ./...
+"""
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "go")
+    assert [s.run for s in derived.pipeline.steps] == ["go test -json ./... -run"]
+    notes = "\n".join(derived.notes)
+    assert "dropped: the needs context is not known" in notes
+    assert "dropped: the function hashfiles()" in notes
+
+
+def test_no_usable_leg_is_explained() -> None:
+    with pytest.raises(WorkflowError, match=r"windows-latest \(3.12\).*not Linux"):
+        derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("windows-latest (3.12)", PATH)], "python")
+    with pytest.raises(WorkflowError, match="no such workflow file"):
+        derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("tests", "other.yml")], "python")

@@ -1,0 +1,105 @@
+"""GitHub Actions expressions: GitHub's semantics, no eval, linear time, unsupported is explicit."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from ci_runner.workflows.expressions import (
+    ExpressionError,
+    PartialContext,
+    Unsupported,
+    condition,
+    evaluate,
+    interpolate,
+)
+
+CONTEXTS: dict[str, Any] = {
+    "matrix": {"os": "ubuntu-latest", "python-version": 3.1, "experimental": False},
+    "env": {"MODE": "Fast", "EMPTY": ""},
+    "runner": {"os": "Linux"},
+    "github": PartialContext("github", {"workspace": "/workspace", "event_name": "pull_request"}),
+    "secrets": {},
+}
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("matrix.os == 'UBUNTU-latest'", True),  # strings compare case-insensitively
+        ("matrix['python-version'] == '3.1'", True),  # mixed types compare as numbers
+        ("matrix.python-version >= 3", True),
+        ("matrix.experimental == false && runner.os != 'Windows'", True),
+        ("!matrix.experimental", True),
+        ("env.MISSING == ''", True),  # an unknown property is null, which equals ''
+        ("env.EMPTY || 'fallback'", "fallback"),  # || and && return an operand
+        ("env.MODE && 'yes'", "yes"),
+        ("contains(fromJSON('[\"a\", \"b\"]'), 'B')", True),
+        ("contains('Hello world', 'WORLD')", True),
+        ("startsWith(matrix.os, 'ubuntu') && endsWith(matrix.os, 'LATEST')", True),
+        ("format('{0}-{{x}}-{1}', runner.os, 3)", "Linux-{x}-3"),
+        ("join(fromJSON('[1, 2]'), '+')", "1+2"),
+        ("0x10 == 16 && 1e2 == 100 && -2 < 0.5", True),
+        ("null == 0 && true == 1 && 'abc' != 1", True),
+        ("'it''s'", "it's"),
+        ("(1 == 1) == true", True),
+        ("github.event_name == 'pull_request' || github.ref == 'x'", True),  # short-circuit
+    ],
+)
+def test_values_follow_github(expression: str, value: Any) -> None:
+    assert evaluate(expression, CONTEXTS) == value
+
+
+def test_status_functions_assume_every_earlier_step_succeeded() -> None:
+    assert condition("success()", CONTEXTS) and condition("always()", CONTEXTS)
+    assert not condition("failure()", CONTEXTS) and not condition("${{ cancelled() }}", CONTEXTS)
+    assert condition(None, CONTEXTS)  # no if: is success()
+    assert not condition("${{ matrix.os == 'windows-latest' }}", CONTEXTS)
+    assert condition("matrix.os == 'ubuntu-latest' && !failure()", CONTEXTS)
+
+
+def test_interpolation_substitutes_every_expression() -> None:
+    text = "pytest --py ${{ matrix.python-version }} -k '${{ env.MODE }}' ${{ github.workspace }}/t"
+    assert interpolate(text, CONTEXTS) == "pytest --py 3.1 -k 'Fast' /workspace/t"
+    assert interpolate("echo ${{ '}}' }}", CONTEXTS) == "echo }}"  # }} inside a string literal
+    assert interpolate("${{ secrets.TOKEN }}", CONTEXTS) == ""  # unset, as in a fork's PR
+
+
+@pytest.mark.parametrize(
+    ("expression", "what"),
+    [
+        ("needs.build.outputs.x", "the needs context"),
+        ("github.ref == 'refs/heads/main'", "github.ref"),
+        ("hashFiles('**/go.sum')", "hashfiles"),
+        ("matrix.*", "object filter"),
+    ],
+)
+def test_unknowable_values_are_unsupported_not_guessed(expression: str, what: str) -> None:
+    with pytest.raises(Unsupported, match=what):
+        evaluate(expression, CONTEXTS)
+
+
+@pytest.mark.parametrize(
+    "expression", ["(1 == 1", "matrix.", "1 ==", "'open", "a $ b", "contains(1 2)", "!" * 80 + "x"]
+)
+def test_malformed_expressions_are_errors(expression: str) -> None:
+    with pytest.raises(ExpressionError):
+        evaluate(expression, {"x": 1})
+
+
+def test_unclosed_interpolation_is_an_error() -> None:
+    with pytest.raises(ExpressionError, match="unclosed"):
+        interpolate("echo ${{ matrix.os", CONTEXTS)
+
+
+def test_long_expressions_evaluate_in_linear_time_without_deep_recursion() -> None:
+    chain = " || ".join(["false"] * 2400) + " || 'last'"  # ~22k chars is over the cap
+    with pytest.raises(ExpressionError, match="longer than"):
+        evaluate(chain, CONTEXTS)
+    started = time.monotonic()
+    assert evaluate(" || ".join(["false"] * 1000) + " || 'last'", CONTEXTS) == "last"
+    assert evaluate(".".join(["env"] + ["a"] * 3000), CONTEXTS) is None
+    assert evaluate(" == ".join(["1"] * 1500), CONTEXTS) is True  # ((1 == 1) == 1) == ...
+    assert time.monotonic() - started < 1.0
