@@ -138,7 +138,11 @@ def _consider(
             return None, leg_contexts, f"dropped: the job's if: ({leg.job.get('if')}) is false"
     except (Unsupported, ExpressionError) as exc:
         return None, contexts, f"dropped: {exc}"
-    steps = leg_steps(leg, leg_contexts, read_file, step_timeout_s)
+    steps = leg_steps(leg, leg_contexts, read_file, step_timeout_s, document.get("defaults"))
+    for key in ("container", "services"):
+        if leg.job.get(key):
+            shown = leg.job[key] if key == "container" else ", ".join(map(str, leg.job[key]))
+            steps.notes.append(f"the job's {key} ({shown}) is not provided; the CI image is used")
     if not steps.steps:
         return None, leg_contexts, "dropped: no run: step is left for a CI run"
     if not steps.test_runners:

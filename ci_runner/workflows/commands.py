@@ -25,7 +25,7 @@ TEST_RUNNERS = re.compile(
     re.MULTILINE,
 )
 
-_SUDO = re.compile(r"(?:^|(?<=[\s;&|(]))sudo\s+(?:-[A-Za-z]+\s+)*")
+_SUDO = re.compile(r"(?:^|(?<=[\s;&|(]))sudo\s+(?:-u\s+\S+\s+|-[A-Za-z]+\s+)*")
 _INSTALL = re.compile(
     r"^(?:(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*)(?:"
     r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+install\b"
@@ -43,8 +43,10 @@ _LOCAL_PROJECT = re.compile(
 )
 _BENIGN = re.compile(
     r"^(?:#.*|echo\b.*|set\s+[-+]\S+.*|export\s+\w+=.*|cd\s+\S+|mkdir\b.*|ls\b.*|which\b.*"
-    r"|\S+\s+--version|true|:)$"
+    r"|\S+\s+--?version|true|:|(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+(?:list|freeze|show)\b.*"
+    r"|go\s+(?:version|env)\b.*)$"
 )
+_STATE = re.compile(r"^(?:cd\s+\S+|export\s+\w+=.*|set\s+[-+]\S+.*)$")
 _SCRIPT = re.compile(
     r"(?:^|[\s;&|(])(?:(?:bash|sh|source|\.)\s+)?(?P<path>\.{0,2}/?[\w.-]+(?:/[\w.-]+)*\.(?:sh|bash))\b"
     r"|(?:^|[\s;&|(])(?P<exe>\./[\w.-]+(?:/[\w.-]+)*)(?=$|[\s;&|)])",
@@ -52,23 +54,25 @@ _SCRIPT = re.compile(
 )
 
 
-def logical_lines(script: str) -> list[str]:
-    """Shell lines with backslash continuations joined, stripped, each capped at MAX_LINE."""
-    lines: list[str] = []
+def _line_groups(script: str) -> list[tuple[int, str]]:
+    """(index of the raw line after it, logical line) for each shell line, continuations joined."""
+    groups: list[tuple[int, str]] = []
     pending: list[str] = []
-    for raw in script.splitlines():
+    raw_lines = script.splitlines()
+    for index, raw in enumerate(raw_lines):
         line = raw[:MAX_LINE].rstrip()
-        if line.endswith("\\"):
+        if line.endswith("\\") and index + 1 < len(raw_lines):
             pending.append(line[:-1])
             continue
-        pending.append(line)
-        joined = " ".join(p.strip() for p in pending).strip()
+        pending.append(line.removesuffix("\\"))
+        groups.append((index + 1, " ".join(p.strip() for p in pending).strip()[:MAX_LINE]))
         pending = []
-        if joined:
-            lines.append(joined[:MAX_LINE])
-    if pending:
-        lines.append(" ".join(p.strip() for p in pending).strip()[:MAX_LINE])
-    return lines
+    return groups
+
+
+def logical_lines(script: str) -> list[str]:
+    """Shell lines with backslash continuations joined, stripped, each capped at MAX_LINE."""
+    return [line for _, line in _line_groups(script) if line]
 
 
 def _commands(line: str) -> list[str]:
@@ -88,6 +92,31 @@ def is_setup(script: str) -> bool:
     commands = [c for line in logical_lines(script) for c in _commands(line)]
     installs = [c for c in commands if is_install(c)]
     return bool(installs) and all(c in installs or _BENIGN.match(c) for c in commands)
+
+
+def split_installs(script: str) -> tuple[str, str] | None:
+    """A step that installs first and then does other work, as (setup part, CI part).
+
+    The CI part keeps the remaining lines verbatim, preceded by the `cd`/`export`/`set`
+    commands of the install lines (they shape what follows) and by any install of the
+    project itself (`pip install .` copies the tree, so every CI run must repeat it).
+    """
+    raw_lines = script.splitlines()
+    end = 0
+    installs = 0
+    carried: list[str] = []
+    for after, line in _line_groups(script):
+        commands = _commands(line)
+        if not all(is_install(c) or _BENIGN.match(c) for c in commands):
+            break
+        installs += sum(1 for c in commands if is_install(c))
+        carried.extend(c for c in commands if _STATE.match(c) or installs_local_project(c))
+        end = after
+    rest = "\n".join(raw_lines[end:]).strip()
+    if not installs or not rest:
+        return None
+    setup = "\n".join(raw_lines[:end]).strip()
+    return setup, "\n".join([*carried, rest])
 
 
 def installs_local_project(script: str) -> bool:

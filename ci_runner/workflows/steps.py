@@ -18,6 +18,7 @@ from ci_runner.workflows.commands import (
     drop_sudo,
     installs_local_project,
     is_setup,
+    split_installs,
     test_runner,
 )
 from ci_runner.workflows.expressions import (
@@ -95,10 +96,10 @@ def _step(
     index: int,
     raw: dict[str, Any],
     contexts: dict[str, Any],
-    default_dir: str,
+    defaults: dict[str, Any],
     step_timeout_s: float,
 ) -> Step:
-    shell = to_text(raw.get("shell") or "bash").strip()
+    shell = to_text(raw.get("shell") or defaults.get("shell") or "bash").strip()
     if not _BASH.match(shell):
         raise UnusableStep(f"runs in shell {shell!r}, not bash")
     run = interpolate(to_text(raw.get("run")), contexts).strip()
@@ -112,7 +113,7 @@ def _step(
         name=to_text(interpolate(to_text(raw.get("name") or ""), contexts)) or f"step-{index + 1}",
         run=run,
         env=_mapping(raw.get("env"), contexts, "step env"),
-        workdir=_workdir(raw.get("working-directory"), default_dir, contexts),
+        workdir=_workdir(raw.get("working-directory"), defaults["working-directory"], contexts),
         timeout_s=minutes * 60 if minutes else step_timeout_s,
         continue_on_error=bool(keep_going),
     )
@@ -125,19 +126,26 @@ def _unique(name: str, taken: set[str]) -> str:
     return name
 
 
+def _run_defaults(block: Any) -> dict[str, Any]:
+    run = block.get("run") if isinstance(block, dict) else None
+    return {k: v for k, v in run.items() if v is not None} if isinstance(run, dict) else {}
+
+
 def leg_steps(
     leg: Leg,
     contexts: dict[str, Any],
     read_file: ReadFile,
     step_timeout_s: float,
+    workflow_defaults: Any = None,
 ) -> LegSteps:
     """The leg's steps, split into setup and CI steps, with a note for each decision."""
     out = LegSteps()
-    defaults = leg.job.get("defaults") or {}
-    run_defaults = defaults.get("run") if isinstance(defaults, dict) else None
-    default_dir = "."
-    if isinstance(run_defaults, dict) and run_defaults.get("working-directory") is not None:
-        default_dir = _workdir(run_defaults["working-directory"], ".", contexts)
+    defaults = {**_run_defaults(workflow_defaults), **_run_defaults(leg.job.get("defaults"))}
+    try:
+        defaults["working-directory"] = _workdir(defaults.get("working-directory"), ".", contexts)
+    except (Unsupported, ExpressionError, UnusableStep) as exc:
+        out.notes.append(f"defaults.run.working-directory ignored: {exc}")
+        defaults["working-directory"] = "."
     taken: set[str] = set()
     raw_steps = leg.job.get("steps") or []
     for index, raw in enumerate(raw_steps if isinstance(raw_steps, list) else []):
@@ -155,7 +163,7 @@ def leg_steps(
                 continue
             if (found := _EXPRESSION_CONTEXTS.search(to_text(raw.get("run")))) is not None:
                 out.notes.append(f"step {label!r}: {found[1]}.* read as empty (not known here)")
-            step = _step(index, raw, step_contexts, default_dir, step_timeout_s)
+            step = _step(index, raw, step_contexts, defaults, step_timeout_s)
         except (Unsupported, ExpressionError, UnusableStep) as exc:
             out.notes.append(f"step {label!r} dropped: {exc}")
             continue
@@ -180,6 +188,16 @@ def _note_action(uses: str, raw: dict[str, Any], contexts: dict[str, Any], out: 
 
 
 def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> None:
+    if not is_setup(step.run) and (parts := split_installs(step.run)) is not None:
+        installs, rest = parts
+        name = _unique(f"{step.name} (installs)", taken)
+        out.setup.append(step.model_copy(update={"name": name, "run": drop_sudo(installs)}))
+        out.order.append(name)
+        out.notes.append(
+            f"step {step.name!r}: its leading installs are setup {name!r}, run once when the "
+            "environment is built; the rest is a CI step"
+        )
+        step = step.model_copy(update={"run": rest})
     if is_setup(step.run):
         without_sudo = drop_sudo(step.run)
         name = _unique(step.name, taken)

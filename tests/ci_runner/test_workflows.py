@@ -238,3 +238,34 @@ def test_no_usable_leg_is_explained() -> None:
         derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("windows-latest (3.12)", PATH)], "python")
     with pytest.raises(WorkflowError, match="no such workflow file"):
         derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("tests", "other.yml")], "python")
+
+
+def test_leading_installs_of_a_mixed_step_become_setup() -> None:
+    workflow = """
+defaults:
+  run: {working-directory: pkg}
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    services:
+      postgres: {image: postgres}
+    steps:
+      - name: Test
+        run: |
+          cd lib && sudo apt-get install -y libpq-dev
+          pip install -r requirements.txt
+          python -m pytest -q \\
+            -x
+      - name: Windows only
+        shell: pwsh
+        run: Get-ChildItem
+"""
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "python")
+    (setup,) = derived.pipeline.setup
+    assert setup.name == "Test (installs)" and setup.workdir == "pkg"
+    assert setup.run == "cd lib && apt-get install -y libpq-dev\npip install -r requirements.txt"
+    (test,) = derived.pipeline.steps
+    assert test.run == "cd lib\npython -m pytest -q \\\n  -x"
+    notes = "\n".join(derived.notes)
+    assert "step 'Windows only' dropped: runs in shell 'pwsh', not bash" in notes
+    assert "the job's services (postgres) is not provided" in notes
