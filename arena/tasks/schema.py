@@ -31,13 +31,6 @@ class Language(StrEnum):
     CPP = "cpp"
 
 
-class TaskKind(StrEnum):
-    """How a round's verdicts on the task are judged (see the swing protocol)."""
-
-    GOLD_JUDGED = "gold-judged"  # the task has a gold test patch
-    CI_JUDGED = "ci-judged"  # it has none: the repo's CI and the reviewer's tests decide
-
-
 _LANGUAGE_NAMES = {"c++": "cpp", "cxx": "cpp", "golang": "go", "py": "python", "rs": "rust"}
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
 _WORKFLOW_PATH = re.compile(r"\.ya?ml$")
