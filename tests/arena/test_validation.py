@@ -3,6 +3,7 @@ timeouts never stored, CI results keyed by what really decides them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import docker
@@ -181,7 +182,7 @@ def test_the_result_cache_is_keyed_by_limits_and_the_images_id(
     images: dict[str, str],
     tmp_path: Path,
 ) -> None:
-    tag = f"arena-test/cache-key:{tmp_path.name.lower()}"
+    tag = f"arena-test/cache-key:{os.getpid()}"
     docker_client.images.get(images["python"]).tag(tag)
     try:
         task = _task(make_repo, image=tag)
