@@ -223,7 +223,13 @@ class Arena:
         if tests.diff is not None:
             on_base = run("tests_on_base", (tests.diff,))
             on_gold = run("tests_on_gold", (task.patch, tests.diff))
-        valid, own_tests = judge_tests(tests.diff, on_base, on_gold, prepared.gold_only)
+        valid, own_tests = judge_tests(
+            tests.diff,
+            on_base,
+            on_gold,
+            prepared.gold_only,
+            prepared.contexts[Role.REVIEWER].read_file,
+        )
         if tests.diff is None and tests.failure:
             valid = Judgement(False, f"the reviewer produced no tests: {tests.failure}")
         on_gold_tests = (

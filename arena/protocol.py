@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from arena.edits import ReadFile
+from arena.ownership import owned_test_ids
+from arena.ownership.changes import file_paths
+from arena.players.hunks import split_diff
 from arena.tasks.schema import Validation
 from arena.tasks.validation import FAILING
 from ci_runner import CIResult, TestOutcome
@@ -69,37 +72,22 @@ def judge_patch(
 
 
 def changed_paths(diff_text: str) -> set[str]:
-    """Paths a unified diff touches (its +++/--- headers)."""
+    """Paths a unified diff touches (both sides of each file, renames included)."""
     paths: set[str] = set()
-    for line in diff_text.splitlines():
-        if line.startswith(("+++ ", "--- ")):
-            path = line[4:].strip().split("\t")[0]
-            if path != "/dev/null":
-                paths.add(path[2:] if path.startswith(("a/", "b/")) else path)
+    for patch in split_diff(diff_text):
+        paths.update(p for p in file_paths(patch.header) if p is not None)
     return paths
 
 
-def _belongs_to(test_id: str, path: str, root_package: str | None) -> bool:
-    """Whether a test id comes from a file the diff touched (JUnit, libtest and go ids)."""
-    head = test_id.split("::", 1)[0]
-    stem, _ = posixpath.splitext(path)
-    if head in (path, stem) or head.replace(".", "/") == stem:
-        return True
-    directory = posixpath.dirname(path)
-    if path.endswith("_test.go"):
-        return head.endswith(f"/{directory}") if directory else head == root_package
-    return False
-
-
-def reviewer_test_ids(test_diff: str, with_tests: CIResult, without_tests: CIResult) -> set[str]:
-    """The tests a test patch adds (new ids) or changes (ids from the files it touches)."""
+def reviewer_test_ids(
+    test_diff: str, with_tests: CIResult, without_tests: CIResult, read_base: ReadFile
+) -> set[str]:
+    """T's tests: ids new in `base + gold + T` (`with_tests`) compared with `base + gold`
+    (`without_tests`), plus the ids of the existing tests whose definition T's diff changes.
+    Other tests of a file T touches are not T's. `read_base` reads files at the base commit,
+    the tree T was written against (see arena/ownership)."""
     added = set(with_tests.tests) - set(without_tests.tests)
-    packages = [t.split("::", 1)[0] for t in with_tests.tests if "::" in t]
-    root = min(packages, key=lambda p: p.count("/")) if packages else None
-    touched = {
-        t for t in with_tests.tests for p in changed_paths(test_diff) if _belongs_to(t, p, root)
-    }
-    return added | touched
+    return added | owned_test_ids(test_diff, read_base, with_tests.tests)
 
 
 def judge_tests(
@@ -107,8 +95,11 @@ def judge_tests(
     on_base: CIResult | None,
     on_gold: CIResult | None,
     gold_only: CIResult,
+    read_base: ReadFile,
 ) -> tuple[Judgement, frozenset[str]]:
-    """T is valid when it applies, its tests pass with the gold fix and one fails without it."""
+    """T is valid when it applies to `base` and `base + gold`, T's tests are non-empty, every
+    one passes on `base + gold + T` (`on_gold`), and one fails, errors or is missing on
+    `base + T` (`on_base`). `gold_only` is the run of `base + gold`."""
     if test_diff is None or on_base is None or on_gold is None:
         return Judgement(False, "the reviewer produced no tests"), frozenset()
     for label, result in (("base", on_base), ("base + gold patch", on_gold)):
@@ -116,9 +107,11 @@ def judge_tests(
             return Judgement(
                 False, f"the tests do not apply to {label}: {result.patch_error}"
             ), frozenset()
-    own = frozenset(reviewer_test_ids(test_diff, on_gold, gold_only))
+    own = frozenset(reviewer_test_ids(test_diff, on_gold, gold_only, read_base))
     if not own:
-        return Judgement(False, "the test patch adds or changes no test that ran"), own
+        return Judgement(
+            False, "the test patch adds no test and changes no test's definition that ran"
+        ), own
     not_passing = sorted(t for t in own if on_gold.tests.get(t) is not TestOutcome.PASSED)
     if not_passing:
         return Judgement(
@@ -133,14 +126,23 @@ def judge_tests(
 
 
 def judge_catch(on_patch: CIResult | None, test_ids: Iterable[str]) -> Judgement:
-    """T catches P when any of T's tests fails (or cannot run) on `base + P + T`."""
+    """T catches P when one of T's tests fails, errors or is missing on `base + P + T`.
+
+    A skipped test catches nothing (it did not run against P), and a T that no longer applies
+    on top of P catches nothing (the reviewer saw P when writing T)."""
     if on_patch is None:
         return Judgement(False, "not run: needs valid tests and an applying patch")
     if on_patch.patch_error is not None:
         return Judgement(
             False, f"the tests do not apply on top of the patch: {on_patch.patch_error}"
         )
-    caught = sorted(t for t in test_ids if on_patch.tests.get(t) is not TestOutcome.PASSED)
+    caught = sorted(t for t in test_ids if t not in on_patch.tests or on_patch.tests[t] in FAILING)
     if caught:
-        return Judgement(True, f"failing on the patch: {', '.join(caught[:10])}")
+        shown = ", ".join(caught[:10]) + (" ..." if len(caught) > 10 else "")
+        return Judgement(True, f"failing, erroring or missing on the patch: {shown}")
+    skipped = sorted(t for t in test_ids if on_patch.tests[t] is TestOutcome.SKIPPED)
+    if skipped:
+        return Judgement(
+            False, f"no test of the reviewer fails on the patch ({len(skipped)} skipped)"
+        )
     return Judgement(False, "every test of the reviewer passes on the patch")

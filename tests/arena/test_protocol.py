@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 
 from arena.protocol import (
@@ -10,17 +12,22 @@ from arena.protocol import (
     judge_catch,
     judge_patch,
     judge_tests,
-    reviewer_test_ids,
     round_winner,
 )
-from arena.tasks.validation import Validation
+from arena.tasks.validation import Validation, judge_validation
 from ci_runner import CIResult, CIStatus, TestOutcome
+from ci_runner.pipeline import ReportFormat
+from ci_runner.reports import parse_report
 
 P, F, E = TestOutcome.PASSED, TestOutcome.FAILED, TestOutcome.ERROR
 VALIDATION = Validation(valid=True, fail_to_pass=("t::fixed",), pass_to_pass=("t::old",))
 TEST_DIFF = (
     "diff --git a/tests/test_new.py b/tests/test_new.py\n--- /dev/null\n+++ b/tests/test_new.py\n"
 )
+
+
+def no_files(path: str) -> str | None:
+    return None
 
 
 def ci(tests: dict[str, TestOutcome], patch_error_diff: int | None = None) -> CIResult:
@@ -49,7 +56,7 @@ INVALID_TESTS = (ci({"tests.test_new::probe": P}), ci({"tests.test_new::probe": 
 def facts_from_runs(patch: str, tests_valid: bool, catches: bool | None) -> RoundFacts:
     applies, correct = judge_patch(PATCH_RUNS[patch], VALIDATION)
     on_base, on_gold = VALID_TESTS if tests_valid else INVALID_TESTS
-    valid, own = judge_tests(TEST_DIFF, on_base, on_gold, GOLD_ONLY)
+    valid, own = judge_tests(TEST_DIFF, on_base, on_gold, GOLD_ONLY, no_files)
     on_patch = None
     if valid.holds and applies.holds:
         on_patch = ci({"tests.test_new::probe": F if catches else P})
@@ -84,7 +91,7 @@ def test_outcome_table_row(
 
 def test_no_answer_counts_as_not_applying_and_not_valid() -> None:
     applies, correct = judge_patch(None, VALIDATION)
-    valid, own = judge_tests(None, None, None, GOLD_ONLY)
+    valid, own = judge_tests(None, None, None, GOLD_ONLY, no_files)
     assert not applies.holds and not correct.holds and not valid.holds and own == frozenset()
     assert round_winner(RoundFacts(False, False, False, False)) is Winner.DRAW
 
@@ -97,23 +104,144 @@ def test_gold_tests_conflicting_with_the_patch_mean_applies_but_wrong() -> None:
 def test_tests_that_fail_with_the_gold_fix_are_invalid() -> None:
     on_base = ci({"tests.test_new::probe": F})
     on_gold = ci({"tests.test_new::probe": F})
-    valid, _ = judge_tests(TEST_DIFF, on_base, on_gold, GOLD_ONLY)
+    valid, _ = judge_tests(TEST_DIFF, on_base, on_gold, GOLD_ONLY, no_files)
     assert not valid.holds and "do not pass" in valid.reason
 
 
 def test_tests_missing_on_base_reproduce_the_issue() -> None:
     """A test that cannot even build without the fix counts as failing there."""
     on_base = CIResult(status=CIStatus.FAILED, error="build failed")
-    valid, _ = judge_tests(TEST_DIFF, on_base, VALID_TESTS[1], GOLD_ONLY)
+    valid, _ = judge_tests(TEST_DIFF, on_base, VALID_TESTS[1], GOLD_ONLY, no_files)
     assert valid.holds
 
 
-def test_changed_tests_are_found_by_their_file() -> None:
-    diff = "diff --git a/tests/test_old.py b/tests/test_old.py\n--- a/tests/test_old.py\n+++ b/tests/test_old.py\n"
-    with_t = ci({"tests.test_old::a": P, "tests.test_other::b": P})
-    assert reviewer_test_ids(diff, with_t, with_t) == {"tests.test_old::a"}
-    go_diff = "--- a/pkg/x_test.go\n+++ b/pkg/x_test.go\n"
-    go = ci({"ex.com/m/pkg::TestX": P, "ex.com/m::TestY": P})
-    assert reviewer_test_ids(go_diff, go, go) == {"ex.com/m/pkg::TestX"}
-    root_diff = "--- a/x_test.go\n+++ b/x_test.go\n"
-    assert reviewer_test_ids(root_diff, go, go) == {"ex.com/m::TestY"}
+# --- T's tests: new ids, plus the existing tests whose definition T changes -----------------
+
+SLUG_TESTS = """from textkit import slugify
+
+
+def test_slug_lowercases():
+    assert slugify("Hi There") == "hi-there"
+
+
+def test_slug_keeps_digits():
+    assert slugify("v2 notes") == "v2-notes"
+
+
+class TestLength:
+    def test_cut(self):
+        assert slugify("abcdef", max_length=3) == "abc"
+
+    def test_empty(self):
+        assert slugify("") == ""
+"""
+SLUG_PATH = "tests/test_slug.py"
+LOWER = "tests.test_slug::test_slug_lowercases"
+DIGITS = "tests.test_slug::test_slug_keeps_digits"
+CUT = "tests.test_slug.TestLength::test_cut"
+EMPTY = "tests.test_slug.TestLength::test_empty"
+NEW = "tests.test_slug::test_slug_collapses_runs"
+
+
+def slug_files(path: str) -> str | None:
+    return SLUG_TESTS if path == SLUG_PATH else None
+
+
+def reviewer_diff(after: str) -> str:
+    body = "".join(
+        difflib.unified_diff(
+            SLUG_TESTS.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            f"a/{SLUG_PATH}",
+            f"b/{SLUG_PATH}",
+        )
+    )
+    return f"diff --git a/{SLUG_PATH} b/{SLUG_PATH}\n{body}"
+
+
+APPENDED = reviewer_diff(
+    SLUG_TESTS.replace(
+        "\n\nclass TestLength",
+        '\n\ndef test_slug_collapses_runs():\n    assert slugify("a  b") == "a-b"\n\n\nclass TestLength',
+    )
+)
+
+
+def test_a_new_test_beside_an_old_test_the_gold_fix_breaks_is_valid() -> None:
+    """The gold fix changes what `test_slug_keeps_digits` expects; the reviewer only appended
+    `test_slug_collapses_runs` to that file, so the old test is not T's."""
+    gold_only = ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: P})
+    on_base = ci({LOWER: P, DIGITS: P, CUT: P, EMPTY: P, NEW: F})
+    on_gold = ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: P, NEW: P})
+    valid, own = judge_tests(APPENDED, on_base, on_gold, gold_only, slug_files)
+    assert valid.holds, valid.reason
+    assert own == {NEW}
+
+
+def test_a_patch_breaking_an_untouched_test_of_a_touched_file_is_not_caught() -> None:
+    gold_only = ci({LOWER: P, DIGITS: P, CUT: P, EMPTY: P})
+    on_base = ci({LOWER: P, DIGITS: P, CUT: P, EMPTY: P, NEW: F})
+    on_gold = ci({LOWER: P, DIGITS: P, CUT: P, EMPTY: P, NEW: P})
+    valid, own = judge_tests(APPENDED, on_base, on_gold, gold_only, slug_files)
+    on_patch = ci({LOWER: F, DIGITS: P, CUT: E, EMPTY: P, NEW: P})
+    catch = judge_catch(on_patch, own)
+    assert valid.holds and not catch.holds, catch.reason
+
+
+def test_strengthening_an_existing_test_in_a_class_is_valid() -> None:
+    after = SLUG_TESTS.replace(
+        '== "abc"\n', '== "abc"\n        assert slugify("ab cd", max_length=3) == "ab"\n'
+    )
+    gold_only = ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: P})
+    on_base = ci({LOWER: P, DIGITS: P, CUT: F, EMPTY: P})
+    on_gold = ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: P})
+    valid, own = judge_tests(reviewer_diff(after), on_base, on_gold, gold_only, slug_files)
+    assert valid.holds, valid.reason
+    assert own == {CUT}
+    assert judge_catch(ci({LOWER: P, DIGITS: P, CUT: F, EMPTY: P}), own).holds
+    assert not judge_catch(ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: F}), own).holds
+
+
+def test_a_test_patch_touching_no_test_definition_is_invalid() -> None:
+    after = SLUG_TESTS.replace("from textkit import slugify", "from textkit import slugify  # noqa")
+    run = ci({LOWER: P, DIGITS: P, CUT: P, EMPTY: P})
+    valid, own = judge_tests(reviewer_diff(after), run, run, run, slug_files)
+    assert not valid.holds and own == frozenset() and "no test" in valid.reason
+
+
+@pytest.mark.parametrize(
+    ("outcome", "catches"),
+    [(P, False), (TestOutcome.SKIPPED, False), (F, True), (E, True), (None, True)],
+)
+def test_a_skipped_test_does_not_catch_a_missing_one_does(
+    outcome: TestOutcome | None, catches: bool
+) -> None:
+    tests = {"t::other": P} if outcome is None else {"t::mine": outcome, "t::other": P}
+    assert judge_catch(ci(tests), {"t::mine"}).holds is catches
+
+
+def test_tests_that_no_longer_apply_on_the_patch_do_not_catch() -> None:
+    catch = judge_catch(ci({}, patch_error_diff=1), {"t::mine"})
+    assert not catch.holds and "do not apply" in catch.reason
+
+
+def test_doctest_line_numbers_never_decide_a_verdict() -> None:
+    """The gold fix and an equivalent fix of another length move the same doctest."""
+
+    def cargo(line: int, verdict: str) -> CIResult:
+        log = (
+            "     Running unittests src/lib.rs (target/debug/deps/dt-1)\n"
+            "test tests::doubles ... ok\n"
+            "   Doc-tests dt\n"
+            f"test src/lib.rs - double (line {line}) ... {verdict}\n"
+        )
+        tests = parse_report(ReportFormat.LIBTEST, log.encode())
+        return ci(tests)
+
+    validation = judge_validation([cargo(14, "FAILED")] * 2, [cargo(14, "ok")] * 2)
+    assert validation.fail_to_pass == ("doc:dt::src/lib.rs - double",)
+    applies, correct = judge_patch(cargo(19, "ok"), validation)
+    assert applies.holds and correct.holds, correct.reason
+    own = {"doc:dt::src/lib.rs - double"}
+    assert not judge_catch(cargo(22, "ok"), own).holds
+    assert judge_catch(cargo(22, "FAILED"), own).holds

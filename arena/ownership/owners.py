@@ -1,0 +1,52 @@
+"""The report ids whose test definitions a diff changes."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from arena.ownership.cases import CaseFinder, ReadFile, TestCase, innermost
+from arena.ownership.changes import file_changes
+from arena.ownership.cpp import cpp_cases
+from arena.ownership.golang import go_cases
+from arena.ownership.python import python_cases
+from arena.ownership.rust import rust_cases
+
+_FINDERS: dict[str, CaseFinder] = {
+    ".py": python_cases,
+    ".go": go_cases,
+    ".rs": rust_cases,
+    **dict.fromkeys((".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"), cpp_cases),
+}
+
+
+def _changed_cases(
+    path: str, text: str, lines: Iterable[int], read_base: ReadFile
+) -> list[TestCase]:
+    finder = _FINDERS.get(posixpath.splitext(path)[1].lower())
+    lines = sorted(lines)
+    if finder is None or not lines:
+        return []
+    cases = finder(path, text, read_base)
+    found = {id(case): case for line in lines if (case := innermost(cases, line)) is not None}
+    return list(found.values())
+
+
+def changed_cases(test_diff: str, read_base: ReadFile) -> list[TestCase]:
+    """The test cases whose lines the diff removes (on base) or adds (on base + diff)."""
+    cases: list[TestCase] = []
+    for change in file_changes(test_diff, read_base):
+        if change.old_path is not None:
+            cases += _changed_cases(change.old_path, change.old_text, change.removed, read_base)
+        if change.new_path is not None:
+            cases += _changed_cases(change.new_path, change.new_text, change.added, read_base)
+    return cases
+
+
+def owned_test_ids(test_diff: str, read_base: ReadFile, report_ids: Iterable[str]) -> set[str]:
+    """The ids of `report_ids` defined by a test case whose lines `test_diff` changes.
+
+    `read_base` reads a file at the base commit the diff was written against (None: absent).
+    """
+    cases = changed_cases(test_diff, read_base)
+    return {test_id for test_id in report_ids for case in cases if case.owns(test_id)}

@@ -1,0 +1,42 @@
+"""Tree-sitter parsers for the languages whose tests can be mapped."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import tree_sitter_cpp
+import tree_sitter_go
+import tree_sitter_python
+import tree_sitter_rust
+from tree_sitter import Language, Node, Parser
+
+_GRAMMARS = {
+    "python": tree_sitter_python.language,
+    "go": tree_sitter_go.language,
+    "rust": tree_sitter_rust.language,
+    "cpp": tree_sitter_cpp.language,
+}
+
+
+@cache
+def _language(name: str) -> Language:
+    return Language(_GRAMMARS[name]())
+
+
+def parse(language: str, source: str) -> Node:
+    """The syntax tree's root; a fresh Parser each time, since parsers are not thread-safe."""
+    return Parser(_language(language)).parse(source.encode("utf-8")).root_node
+
+
+def text(node: Node | None) -> str:
+    return "" if node is None or node.text is None else node.text.decode("utf-8", "replace")
+
+
+def first_line(node: Node) -> int:
+    return node.start_point.row + 1
+
+
+def last_line(node: Node) -> int:
+    """1-based last line; a node ending with its newline (a Rust `///` comment) ends before."""
+    end = node.end_point
+    return end.row + 1 if end.column > 0 or end.row == node.start_point.row else end.row
