@@ -122,7 +122,10 @@ def judge_tests(
         return Judgement(
             False, "none of the tests fails on the base commit: they do not reproduce the issue"
         ), own
-    return Judgement(True, f"{len(own)} test(s), {len(reproducing)} reproduce the issue"), own
+    shown = ", ".join(sorted(own)[:10]) + (" ..." if len(own) > 10 else "")
+    return Judgement(
+        True, f"{len(own)} test(s), {len(reproducing)} reproduce the issue: {shown}"
+    ), own
 
 
 def judge_catch(on_patch: CIResult | None, test_ids: Iterable[str]) -> Judgement:

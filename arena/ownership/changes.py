@@ -70,7 +70,7 @@ def _locate(lines: Sequence[str], block: Sequence[str], stated: int, floor: int)
     if not block:
         return max(floor, min(stated, len(lines)))
     for distance in range(len(lines) + 1):
-        for at in {stated - distance, stated + distance}:
+        for at in (stated - distance, stated + distance):
             if floor <= at and _matches_at(lines, block, at):
                 return at
         if stated - distance < floor and stated + distance > len(lines):
@@ -93,7 +93,7 @@ def _place(lines: Sequence[str], hunk: Hunk, floor: int) -> tuple[int, tuple[str
         max(hunk.old_start - 1, 0) if any(line[:1] in " -" for line in body) else hunk.old_start
     )
     for fuzz in range(_MAX_FUZZ + 1):
-        for lead, trail in {(fuzz, 0), (0, fuzz), (fuzz, fuzz)}:
+        for lead, trail in ((fuzz, 0), (0, fuzz), (fuzz, fuzz)):
             trimmed = _trimmed(body, lead, trail)
             if trimmed is None:
                 continue

@@ -46,8 +46,10 @@ def _package_matches(package: str, expected: str | None, directory: str) -> bool
 
 
 def _owns(expected: str | None, directory: str, pattern: re.Pattern[str], test_id: str) -> bool:
-    package, sep, name = test_id.rpartition("::")
-    if sep and not _package_matches(package, expected, directory):
+    package, sep, name = test_id.partition("::")  # import paths hold no "::", names may
+    if not sep:
+        package, name = "", test_id
+    elif not _package_matches(package, expected, directory):
         return False
     return pattern.fullmatch(name) is not None
 

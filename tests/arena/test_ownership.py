@@ -415,3 +415,11 @@ def test_files_of_other_languages_own_nothing() -> None:
         owned({"CMakeLists.txt": "set(T a)\n"}, {"CMakeLists.txt": "set(T a b)\n"}, ["a", "b"])
         == set()
     )
+
+
+def test_go_a_subtest_name_may_hold_colons() -> None:
+    before = 'package m\n\nfunc TestX(t *testing.T) {\n\tt.Run("a::b c", func(t *testing.T) {\n\t\tcheck(t)\n\t})\n}\n'
+    after = before.replace("check(t)", "check(t)\n\t\tcheck(t)")
+    files = {"x_test.go": before, "go.mod": "module ex.com/m\n"}
+    report = ["ex.com/m::TestX", "ex.com/m::TestX/a::b_c", "ex.com/n::TestX/a::b_c"]
+    assert owned(files, {"x_test.go": after}, report) == {"ex.com/m::TestX/a::b_c"}
