@@ -8,10 +8,13 @@ A hunk that matches nowhere is placed at its stated line, so the parsers still s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 
 from arena.ownership.cases import ReadFile
 from arena.players.hunks import FilePatch, Hunk, split_diff
+from ci_runner.diff_text import normalize_diff
+from ci_runner.errors import PatchError
 
 _MAX_FUZZ = 2
 
@@ -143,6 +146,9 @@ def _change(patch: FilePatch, read_base: ReadFile) -> FileChange | None:
 
 
 def file_changes(diff_text: str, read_base: ReadFile) -> list[FileChange]:
-    """Every file the diff changes, applied to its text at the base commit."""
+    """Every file the diff changes, applied to its text at the base commit. The diff is first
+    normalized as the runner normalizes it (plain diffs, blank context lines, quoted paths)."""
+    with suppress(PatchError):  # refused by the runner too: read as it is
+        diff_text = normalize_diff(diff_text).text
     changes = (_change(patch, read_base) for patch in split_diff(diff_text))
     return [change for change in changes if change is not None]

@@ -423,3 +423,19 @@ def test_go_a_subtest_name_may_hold_colons() -> None:
     files = {"x_test.go": before, "go.mod": "module ex.com/m\n"}
     report = ["ex.com/m::TestX", "ex.com/m::TestX/a::b_c", "ex.com/n::TestX/a::b_c"]
     assert owned(files, {"x_test.go": after}, report) == {"ex.com/m::TestX/a::b_c"}
+
+
+def test_a_plain_diff_as_models_write_it_maps_like_the_runner_reads_it() -> None:
+    """No `diff --git`, no a/ b/ prefixes, wrong counts, a blank context line without its space."""
+    diff = (
+        "Here is the test:\n```diff\n--- tests/test_calc.py\n+++ tests/test_calc.py\n"
+        "@@ -20,4 +20,9 @@\n         assert neg(a) == b\n\n     def test_zero(self):\n"
+        "         assert neg(0) == 0\n+        assert neg(-0) == 0\n"
+        "@@ -30,3 +30,3 @@\n         def test_deep(self):\n"
+        "-            assert neg(neg(1)) == 1\n+            assert neg(neg(2)) == 2\n```\n"
+    )
+    files = {"tests/test_calc.py": PY_TESTS}
+    assert owned_test_ids(diff, files.get, PY_REPORT) == {
+        "tests.test_calc.TestNeg::test_zero",
+        "tests.test_calc.TestNeg.TestNested::test_deep",
+    }
