@@ -129,11 +129,12 @@ def test_go_strengthening_an_existing_test_is_valid(arena: Arena, demo: dict[str
     assert record.patch_correct and not record.tests_catch and record.winner is Winner.SUBMITTER
 
 
-def test_rust_a_doctest_in_the_file_the_gold_fix_changes_and_a_strengthened_test(
+def test_rust_a_doctest_and_strengthened_module_and_integration_tests(
     arena: Arena, demo: dict[str, Task]
 ) -> None:
-    """T documents split_record with an example (a new doctest) and strengthens an existing
-    integration test; the other tests of tests/errors.rs are not T's."""
+    """T documents split_record with an example (a new doctest) and strengthens a module test
+    in src/record.rs, the file the gold fix changes, and an existing integration test; the
+    other tests of both files are not T's."""
     doc = demo_edit(
         "rs-csv-quotes",
         "src/record.rs",
@@ -142,6 +143,10 @@ def test_rust_a_doctest_in_the_file_the_gold_fix_changes_and_a_strengthened_test
             "/// Split one line into fields, honouring double-quoted fields.\n///\n/// ```\n"
             '/// assert_eq!(tinycsv::split_record("a,", \',\').unwrap(), vec!["a", ""]);\n'
             "/// ```\n",
+        ),
+        (  # below the gold fix's hunks: on `base + gold` this lands 5 lines lower
+            'vec!["a,b", "c"]);\n',
+            'vec!["a,b", "c"]);\n        assert_eq!(split_record("x,", \',\').unwrap(), vec!["x", ""]);\n',
         ),
     )
     strengthened = demo_edit(
@@ -154,9 +159,10 @@ def test_rust_a_doctest_in_the_file_the_gold_fix_changes_and_a_strengthened_test
     )
     prepared = prepare(arena, demo, "rs-csv-quotes")
     record = arena.play_round(prepared, OraclePlayer(), Scripted(doc + strengthened))
-    assert record.tests_valid and "2 test(s)" in record.reasons["tests_valid"], record.reasons
+    assert record.tests_valid and "3 test(s)" in record.reasons["tests_valid"], record.reasons
     on_base, on_gold = record.runs["tests_on_base"].tests, record.runs["tests_on_gold"].tests
     assert on_base["tests/errors.rs::tab_separator"] == "failed"
+    assert on_base["src/lib.rs::record::tests::quoted_separator"] == "failed"
     assert on_gold["doc:tinycsv::src/record.rs - record::split_record"] == "passed"
     assert record.winner is Winner.SUBMITTER
 
