@@ -89,6 +89,11 @@ def _entry_refs(entry: Any, depth: int) -> list[JobRef]:
     raise ValueError(f"an entry of ci_name_list is neither a name nor a pair: {entry!r}")
 
 
+# Bumped whenever validation's rules or test ids change: 2 = two runs per tree, flaky and
+# broken tests left out, CI-judged tasks, Rust doctest ids without line numbers.
+VALIDATION_RULES = 2
+
+
 class TaskKind(StrEnum):
     """How a task's verdicts are judged: by its gold tests, or (without any) by CI alone."""
 
@@ -204,11 +209,13 @@ class Task(BaseModel):
         return self.pipeline
 
     def fingerprint(self) -> str:
-        """Changes whenever anything that decides a verdict on this task changes."""
+        """Changes whenever anything that decides a verdict on this task changes, the
+        validation rules included (VALIDATION_RULES), so a stored verdict never outlives them."""
         decisive = self.model_dump(
             mode="json",
             include={"repo", "base_commit", "pipeline", "image", "patch", "test_patch", "language"},
         )
+        decisive["validation_rules"] = VALIDATION_RULES
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
 
