@@ -4,7 +4,7 @@ import signal
 
 import typer
 
-from arena.cli import ci, demo, play, ratings, tasks
+from arena.cli import ci, demo, play, ratings, service, tasks
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -17,6 +17,9 @@ app.add_typer(tasks.app, name="tasks")
 app.command("play")(play.play)
 app.command("tournament")(play.tournament)
 app.command("ratings")(ratings.ratings)
+app.add_typer(service.db, name="db")
+for _name in ("worker", "submit", "status", "cancel"):
+    app.command(_name)(getattr(service, _name))
 
 
 def _terminate(signum: int, _frame: object) -> None:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from psycopg.rows import dict_row
+from typing import TypeAlias
+
+from psycopg import Connection
+from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool
 
+Pool: TypeAlias = ConnectionPool[Connection[DictRow]]
 
-def open_pool(database_url: str, max_size: int = 8) -> ConnectionPool:
+
+def open_pool(database_url: str, max_size: int = 8) -> Pool:
     """A pool that checks connections before use, so a restarted server costs one retry."""
-    pool = ConnectionPool(
+    pool: Pool = ConnectionPool(
         database_url,
+        connection_class=Connection[DictRow],
         min_size=1,
         max_size=max_size,
         kwargs={"row_factory": dict_row},

@@ -25,7 +25,8 @@ CREATE TABLE tournaments (
     status      text NOT NULL DEFAULT 'running'
                 CHECK (status IN ('running', 'done', 'cancelled')),
     created_at  timestamptz NOT NULL DEFAULT now(),
-    finished_at timestamptz
+    finished_at timestamptz,
+    reconciled_at timestamptz            -- last pass of the reconciler (one per period)
 );
 
 CREATE TABLE matches (
@@ -40,6 +41,7 @@ CREATE TABLE matches (
     result        text,                  -- the winning model, or 'tie'
     reason        text,                  -- why a match failed or was skipped
     created_at    timestamptz NOT NULL DEFAULT now(),
+    touched_at    timestamptz NOT NULL DEFAULT now(),  -- its next steps last enqueued
     finished_at   timestamptz,
     UNIQUE (tournament_id, task_id, a, b),
     CHECK (a <> b)

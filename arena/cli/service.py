@@ -1,0 +1,197 @@
+"""The service from the command line: `arena db migrate`, `worker`, `submit`, `status`, `cancel`."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.cli.exits import BAD_INPUT, INFRASTRUCTURE, exit_on_errors, fail, stderr
+from arena.cli.options import ModelsFileOption, TasksOption
+
+db = typer.Typer(no_args_is_help=True, help="The service's PostgreSQL store.")
+
+# psycopg, Celery and the engine are imported inside the commands that use them.
+
+
+def _settings() -> Any:
+    from arena.store.settings import ServiceSettings
+
+    return ServiceSettings()
+
+
+def _pool() -> Any:
+    import psycopg_pool
+
+    from arena.store.pool import open_pool
+
+    try:
+        return open_pool(_settings().database_url, max_size=2)
+    except psycopg_pool.PoolTimeout as exc:
+        fail(INFRASTRUCTURE, f"cannot reach PostgreSQL at ARENA_DATABASE_URL: {exc}")
+
+
+@db.command("migrate")
+def migrate() -> None:
+    """Apply the schema migrations that are missing (a second run applies nothing)."""
+    import psycopg
+
+    from arena.store.migrate import migrate as apply
+
+    try:
+        applied = apply(_settings().database_url)
+    except psycopg.OperationalError as exc:
+        fail(INFRASTRUCTURE, f"cannot reach PostgreSQL at ARENA_DATABASE_URL: {exc}")
+    print(f"applied: {', '.join(applied)}" if applied else "the schema is up to date")
+
+
+def worker(
+    queues: Annotated[str, typer.Option("--queues", help="comma-separated: control, llm, ci")] = (
+        "control,llm,ci"
+    ),
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 2,
+    pool: Annotated[
+        str, typer.Option("--pool", help="threads (default), prefork or solo: Celery's pools")
+    ] = "threads",
+) -> None:
+    """Start a Celery worker on some queues (migrating the store first)."""
+    from arena.store.migrate import migrate as apply
+
+    wanted = [q.strip() for q in queues.split(",") if q.strip()]
+    unknown = sorted(set(wanted) - {"control", "llm", "ci"})
+    if unknown or not wanted:
+        fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
+    apply(_settings().database_url)
+    from workers.app import app
+
+    app.worker_main(
+        [
+            "worker",
+            "--queues",
+            ",".join(wanted),
+            "--concurrency",
+            str(concurrency),
+            "--pool",
+            pool,
+            "--hostname",
+            f"arena-{'-'.join(wanted)}-{os.getpid()}@%h",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )
+
+
+def submit(
+    models: Annotated[str, typer.Option("--models", help="comma-separated model names")],
+    tasks: TasksOption = "demo",
+    models_file: ModelsFileOption = None,
+) -> None:
+    """Record a tournament in the store and enqueue it; prints its id."""
+    from arena.players.registry import load_models_file
+    from arena.store.tournaments import create_tournament
+    from arena.tasks.sources import load_tasks
+    from ci_runner import CISettings
+    from ci_runner.workspace import Workspaces
+    from workers.services import stored_spec
+
+    names = [n.strip() for n in models.split(",") if n.strip()]
+    if len(names) < 2 or len(set(names)) != len(names):
+        fail(BAD_INPUT, "--models needs at least two different names")
+    with exit_on_errors():
+        specs = load_models_file(models_file) if models_file else {}
+        stored = {name: stored_spec(name, specs.get(name)) for name in names}
+        ci = CISettings()
+        found = load_tasks(tasks, ci.cache_dir, Workspaces(ci.mirrors_dir, ci.runs_dir))
+    if not found:
+        fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
+    pool = _pool()
+    tournament_id = create_tournament(pool, stored, found, tasks)
+    from workers.app import app
+
+    app.send_task("arena.schedule", args=(tournament_id,), queue="control")
+    print(tournament_id)
+
+
+def _leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title)
+    for column in ("model", "rating", "95% CI", "W/L/T", "Elo"):
+        table.add_column(column)
+    for r in rows:
+        rating = "-" if r["rating"] is None else f"{r['rating']:.0f}"
+        ci = "-" if r["ci_low"] is None else f"{r['ci_low']:.0f} .. {r['ci_high']:.0f}"
+        wlt = f"{r['wins']}/{r['losses']}/{r['ties']}"
+        table.add_row(r["model"], rating, ci, wlt, f"{r['elo']:.0f}")
+    return table
+
+
+def status(
+    tournament_id: Annotated[int, typer.Argument(help="the id `arena submit` printed")],
+    follow: Annotated[bool, typer.Option("--follow/--no-follow", help="until it ends")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="one snapshot as JSON")] = False,
+) -> None:
+    """Live progress (done, running, failed, queued), then the leaderboard from the snapshot."""
+    from arena.store.snapshots import latest_snapshot
+    from arena.store.tournaments import UnknownTournament, tournament_progress
+
+    pool = _pool()
+    try:
+        progress = tournament_progress(pool, tournament_id)
+    except UnknownTournament as exc:
+        fail(BAD_INPUT, str(exc))
+    if as_json:
+        snapshot = latest_snapshot(pool, tournament_id)
+        print(
+            json.dumps(
+                {
+                    "id": tournament_id,
+                    "status": progress.status,
+                    "matches": progress.counts,
+                    "leaderboard": None if snapshot is None else snapshot["rows"],
+                    "leaderboard_matches": None if snapshot is None else snapshot["match_count"],
+                },
+                indent=2,
+            )
+        )
+        return
+    columns = (
+        TextColumn("tournament {task.fields[id]}"),
+        BarColumn(),
+        TextColumn("{task.fields[counts]}"),
+        TimeElapsedColumn(),
+    )
+
+    def counts(p: Any) -> str:
+        return ", ".join(f"{p.counts[s]} {s}" for s in ("done", "running", "failed", "queued"))
+
+    with Progress(*columns, console=stderr) as bar:
+        shown = bar.add_task("", total=progress.total, id=tournament_id, counts=counts(progress))
+        while True:
+            ended = sum(progress.counts[s] for s in ("done", "failed", "skipped", "cancelled"))
+            bar.update(shown, completed=ended, counts=counts(progress))
+            if progress.finished or not follow:
+                break
+            time.sleep(1)
+            progress = tournament_progress(pool, tournament_id)
+    snapshot = latest_snapshot(pool, tournament_id)
+    if progress.finished and snapshot is not None:
+        title = f"leaderboard after {snapshot['match_count']} matches ({progress.status})"
+        Console().print(_leaderboard_table(snapshot["rows"], title))
+
+
+def cancel(tournament_id: Annotated[int, typer.Argument()]) -> None:
+    """Stop scheduling a tournament's remaining matches (running ones finish)."""
+    from arena.store.tournaments import UnknownTournament, cancel_tournament
+
+    try:
+        count = cancel_tournament(_pool(), tournament_id)
+    except UnknownTournament as exc:
+        fail(BAD_INPUT, str(exc))
+    print(f"tournament {tournament_id}: {count} queued match(es) cancelled")

@@ -1,0 +1,185 @@
+"""Recording tournaments and reading their progress."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from arena.store.pool import Pool
+from arena.tasks.schema import Task
+
+MATCH_STATUSES = ("queued", "running", "done", "failed", "skipped", "cancelled")
+UNFINISHED = ("queued", "running")
+
+
+def create_tournament(
+    pool: Pool,
+    models: Mapping[str, dict[str, Any]],
+    tasks: Sequence[Task],
+    tasks_spec: str,
+) -> int:
+    """One transaction: the models, the tasks (reused by fingerprint), every match and round.
+
+    Pairs follow `arena tournament`: each unordered pair once, the first named submits first.
+    """
+    names = list(models)
+    with pool.connection() as conn, conn.transaction():
+        for name, spec in models.items():
+            conn.execute(
+                "INSERT INTO models (name, spec) VALUES (%s, %s)"
+                " ON CONFLICT (name) DO UPDATE SET spec = EXCLUDED.spec",
+                (name, Jsonb(spec)),
+            )
+        row = conn.execute(
+            "INSERT INTO tournaments (models, tasks_spec) VALUES (%s, %s) RETURNING id",
+            (names, tasks_spec),
+        ).fetchone()
+        assert row is not None
+        tournament_id = int(row["id"])
+        for task in tasks:
+            task_row = conn.execute(
+                "INSERT INTO tasks (instance_id, fingerprint, language, task)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT (instance_id, fingerprint)"
+                " DO UPDATE SET instance_id = EXCLUDED.instance_id RETURNING id",
+                (
+                    task.instance_id,
+                    task.fingerprint(),
+                    task.language.value,
+                    Jsonb(task.model_dump(mode="json")),
+                ),
+            ).fetchone()
+            assert task_row is not None
+            for a, b in itertools.combinations(names, 2):
+                match = conn.execute(
+                    "INSERT INTO matches (tournament_id, task_id, a, b) VALUES (%s, %s, %s, %s)"
+                    " RETURNING id",
+                    (tournament_id, task_row["id"], a, b),
+                ).fetchone()
+                assert match is not None
+                conn.execute(
+                    "INSERT INTO rounds (match_id, idx, submitter, reviewer)"
+                    " VALUES (%(m)s, 0, %(a)s, %(b)s), (%(m)s, 1, %(b)s, %(a)s)",
+                    {"m": match["id"], "a": a, "b": b},
+                )
+    return tournament_id
+
+
+@dataclass(frozen=True)
+class Progress:
+    tournament_id: int
+    status: str
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "cancelled") and not self.counts.get("running")
+
+
+class UnknownTournament(ValueError):
+    pass
+
+
+def tournament_progress(pool: Pool, tournament_id: int) -> Progress:
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT status FROM tournaments WHERE id = %s", (tournament_id,)
+        ).fetchone()
+        if row is None:
+            raise UnknownTournament(f"no tournament {tournament_id}")
+        counts = {s: 0 for s in MATCH_STATUSES}
+        for r in conn.execute(
+            "SELECT status, count(*) AS n FROM matches WHERE tournament_id = %s GROUP BY status",
+            (tournament_id,),
+        ):
+            counts[r["status"]] = int(r["n"])
+    return Progress(tournament_id, str(row["status"]), counts)
+
+
+def cancel_tournament(pool: Pool, tournament_id: int) -> int:
+    """Stops scheduling: queued matches are cancelled; running ones finish. Returns how many."""
+    with pool.connection() as conn, conn.transaction():
+        row = conn.execute(
+            "UPDATE tournaments SET status = 'cancelled', finished_at = now()"
+            " WHERE id = %s AND status = 'running' RETURNING id",
+            (tournament_id,),
+        ).fetchone()
+        if row is None:
+            tournament_progress(pool, tournament_id)  # raises for an unknown id
+            return 0
+        cancelled = conn.execute(
+            "UPDATE matches SET status = 'cancelled', finished_at = now(),"
+            " reason = 'the tournament was cancelled'"
+            " WHERE tournament_id = %s AND status = 'queued'",
+            (tournament_id,),
+        )
+        return cancelled.rowcount
+
+
+def running_tournaments(pool: Pool) -> list[int]:
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT id FROM tournaments WHERE status = 'running' ORDER BY id")
+        return [int(r["id"]) for r in rows]
+
+
+def unfinished_matches(pool: Pool, tournament_id: int) -> list[int]:
+    with pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT id FROM matches WHERE tournament_id = %s AND status IN ('queued', 'running')"
+            " ORDER BY id",
+            (tournament_id,),
+        )
+        return [int(r["id"]) for r in rows]
+
+
+def tournaments_to_reconcile(pool: Pool, period_s: float) -> list[int]:
+    """Running tournaments no worker reconciled within the period; each claimed by one caller."""
+    with pool.connection() as conn:
+        rows = conn.execute(
+            "UPDATE tournaments SET reconciled_at = now() WHERE status = 'running'"
+            " AND (reconciled_at IS NULL OR reconciled_at < now() - make_interval(secs => %s))"
+            " RETURNING id",
+            (period_s,),
+        )
+        return sorted(int(r["id"]) for r in rows)
+
+
+def stalled_matches(pool: Pool, tournament_id: int, stall_s: float) -> list[int]:
+    """Unfinished matches nobody works on (no live lease) and nothing was enqueued for lately."""
+    with pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT m.id FROM matches m WHERE m.tournament_id = %(t)s"
+            " AND m.status IN ('queued', 'running')"
+            " AND m.touched_at < now() - make_interval(secs => %(stall)s)"
+            " AND NOT EXISTS (SELECT 1 FROM steps s WHERE s.status = 'running'"
+            "   AND s.lease_until > now()"
+            "   AND (s.match_id = m.id OR s.key = 'prepare:' || m.task_id))"
+            " ORDER BY m.id",
+            {"t": tournament_id, "stall": stall_s},
+        )
+        return [int(r["id"]) for r in rows]
+
+
+def complete_tournament(pool: Pool, tournament_id: int) -> bool:
+    """Done once no match is left to play; True when this call marked it."""
+    with pool.connection() as conn:
+        done = conn.execute(
+            "UPDATE tournaments SET status = 'done', finished_at = now()"
+            " WHERE id = %(t)s AND status = 'running' AND NOT EXISTS ("
+            "   SELECT 1 FROM matches WHERE tournament_id = %(t)s"
+            "   AND status IN ('queued', 'running'))",
+            {"t": tournament_id},
+        )
+        return done.rowcount == 1
+
+
+def touch_match(pool: Pool, match_id: int) -> None:
+    with pool.connection() as conn:
+        conn.execute("UPDATE matches SET touched_at = now() WHERE id = %s", (match_id,))

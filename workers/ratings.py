@@ -1,0 +1,54 @@
+"""Leaderboards from stored results: overall, per language and per role, as JSON rows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from arena.ratings import Results, RoundResult, leaderboard, role_ratings
+
+Snapshot = tuple[str, str, int, list[dict[str, Any]]]  # scope, value, matches, rows
+
+
+def _winner(match: dict[str, Any]) -> str:
+    return "tie" if match["result"] == "tie" else ("a" if match["result"] == match["a"] else "b")
+
+
+def _board(matches: Sequence[dict[str, Any]], bootstrap: int) -> list[dict[str, Any]]:
+    rows = [(m["task"], m["a"], m["b"], _winner(m), m["language"]) for m in matches]
+    board, _ = leaderboard(Results.from_rows(rows), rounds=bootstrap, seed=0)
+    return [asdict(r) for r in board]
+
+
+def _nan_free(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def snapshots(matches: Sequence[dict[str, Any]], bootstrap: int) -> list[Snapshot]:
+    """Pure: every scope's leaderboard from finished matches (see finished_results)."""
+    if not matches:
+        return []
+    found: list[Snapshot] = [("overall", "", len(matches), _board(matches, bootstrap))]
+    for language in sorted({m["language"] for m in matches}):
+        subset = [m for m in matches if m["language"] == language]
+        found.append(("language", language, len(subset), _board(subset, bootstrap)))
+    rounds = [
+        RoundResult(
+            task=m["task"],
+            submitter=r["submitter"],
+            reviewer=r["reviewer"],
+            winner=r["winner"],
+            language=m["language"],
+        )
+        for m in matches
+        for r in m["rounds"]
+    ]
+    by_model, _ = role_ratings(rounds)
+    role_rows = [
+        {"model": model, "submitter": _nan_free(sub), "reviewer": _nan_free(rev)}
+        for model, (sub, rev) in sorted(by_model.items())
+    ]
+    found.append(("role", "", len(matches), role_rows))
+    return found

@@ -1,0 +1,113 @@
+"""What a worker process shares between its steps: pool, Redis, engine, players, tasks."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from arena.match import Arena, PreparedTask
+from arena.players.base import Player
+from arena.players.baselines import BASELINES
+from arena.players.openai import OpenAIModel
+from arena.players.registry import ModelSpec, ReplayModel, build_player
+from arena.store.ci_runs import StoredCI
+from arena.store.matches import load_task
+from arena.store.pool import Pool, open_pool
+from arena.store.settings import ServiceSettings
+from ci_runner import CIRunner, CISettings
+from ci_runner.images import ImageBuilder
+from ci_runner.workspace import Workspaces
+from workers.slots import ModelSlots
+
+
+def model_spec(name: str, spec: dict[str, Any]) -> ModelSpec | None:
+    """The stored spec of a model; None for a baseline."""
+    kind = spec.get("kind", "openai")
+    if kind == "baseline":
+        return None
+    return (
+        ReplayModel.model_validate(spec) if kind == "replay" else OpenAIModel.model_validate(spec)
+    )
+
+
+def stored_spec(name: str, spec: ModelSpec | None) -> dict[str, Any]:
+    if spec is None:
+        if name not in BASELINES:
+            raise ValueError(f"unknown model {name!r}")
+        return {"kind": "baseline"}
+    return spec.model_dump(mode="json")
+
+
+@dataclass
+class Services:
+    settings: ServiceSettings
+    pool: Pool
+    redis: redis.Redis
+    slots: ModelSlots
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
+    _prepared: dict[int, PreparedTask] = field(default_factory=dict)
+
+    @functools.cached_property
+    def ci_settings(self) -> CISettings:
+        return CISettings()
+
+    @functools.cached_property
+    def workspaces(self) -> Workspaces:
+        return Workspaces(self.ci_settings.mirrors_dir, self.ci_settings.runs_dir)
+
+    @functools.cached_property
+    def ci(self) -> StoredCI:
+        runner = CIRunner(self.ci_settings)
+        return StoredCI(runner, ImageBuilder(runner.client, self.ci_settings), self.pool)
+
+    @functools.cached_property
+    def arena(self) -> Arena:
+        return Arena(self.ci, self.workspaces, self.ci_settings.cache_dir / "retrieval")
+
+    def player(self, name: str) -> tuple[Player, int | None]:
+        """The player and its concurrency limit across workers (None: unlimited)."""
+        with self._lock:
+            if name not in self._players:
+                with self.pool.connection() as conn:
+                    row = conn.execute(
+                        "SELECT spec FROM models WHERE name = %s", (name,)
+                    ).fetchone()
+                if row is None:
+                    raise LookupError(f"no model {name!r} in the store")
+                spec = model_spec(name, row["spec"])
+                limit = spec.max_concurrency if isinstance(spec, OpenAIModel) else None
+                models = {} if spec is None else {name: spec}
+                self._players[name] = (build_player(name, models, os.environ), limit)
+            return self._players[name]
+
+    def prepared(self, task_id: int) -> PreparedTask:
+        """Validation and the gold run come from the store; retrieval from the local cache."""
+        with self._lock:
+            if task_id not in self._prepared:
+                self._prepared[task_id] = self.arena.prepare(load_task(self.pool, task_id))
+            return self._prepared[task_id]
+
+
+_services: dict[int, Services] = {}
+
+
+def services() -> Services:
+    """One per process (a forked pool child builds its own connections)."""
+    pid = os.getpid()
+    if pid not in _services:
+        from workers.app import settings
+
+        client = redis.Redis.from_url(settings.broker_url)
+        _services[pid] = Services(
+            settings=settings,
+            pool=open_pool(settings.database_url, max_size=16),
+            redis=client,
+            slots=ModelSlots(client, settings.step_lease_s),
+        )
+    return _services[pid]

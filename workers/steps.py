@@ -1,0 +1,283 @@
+"""The Celery tasks: each claims one step, does it, writes under its unique key, moves on.
+
+Any of them may run twice (a redelivered message, the reconciler, a duplicate): the claim
+keeps two workers off one step, and a step whose result is stored does nothing again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from celery import Task as CeleryTask
+
+from arena.match import RoundRecord, match_outcome
+from arena.players.base import Answer, Player, Role, TaskContext
+from arena.store.matches import (
+    end_match,
+    finished_results,
+    load_match,
+    load_task,
+    mark_running,
+    matches_waiting_on_task,
+    store_answer,
+    store_round,
+    store_validation,
+)
+from arena.store.snapshots import store_snapshots
+from arena.store.steps import ClaimState, claim_step, finish_step, release_step, renew_lease
+from arena.store.tournaments import (
+    complete_tournament,
+    stalled_matches,
+    touch_match,
+    tournaments_to_reconcile,
+    unfinished_matches,
+)
+from arena.tasks.pipelines import with_pipeline
+from arena.tasks.validation import validate_task
+from workers.app import app
+from workers.plan import Queue, Step, next_steps, prepare_step
+from workers.ratings import snapshots
+from workers.services import Services, services
+
+
+def send(step: Step, countdown: float | None = None) -> None:
+    app.send_task(f"arena.{step.name}", args=step.args, queue=step.queue.value, countdown=countdown)
+
+
+def advance(s: Services, match_id: int) -> None:
+    """Enqueue whatever the match needs next (both rounds at once)."""
+    match = load_match(s.pool, match_id)
+    steps = next_steps(match)
+    if steps:
+        touch_match(s.pool, match_id)
+    for step in steps:
+        send(step)
+
+
+@contextmanager
+def _heartbeat(s: Services, key: str, owner: str, also: Callable[[], None]) -> Iterator[None]:
+    """Renews the step's lease (and a model slot) while the step runs."""
+    stop = threading.Event()
+    period = s.settings.step_lease_s / 3
+
+    def beat() -> None:
+        while not stop.wait(period):
+            try:
+                renew_lease(s.pool, key, owner, s.settings.step_lease_s)
+                also()
+            except Exception:  # a restarting database: the next beat retries
+                continue
+
+    thread = threading.Thread(target=beat, daemon=True, name=f"lease {key}")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _fail_for(s: Services, match_ids: list[int], reason: str) -> None:
+    for match_id in match_ids:
+        if end_match(s.pool, match_id, "failed", reason=reason):
+            _after_match(s, match_id)
+
+
+def run_step(
+    task: CeleryTask,
+    step: Step,
+    match_ids: Callable[[], list[int]],
+    work: Callable[[], None],
+    beat: Callable[[], None] = lambda: None,
+) -> bool:
+    """Claim, work, mark done. False when this worker did not do the step."""
+    s = services()
+    owner = str(task.request.id or f"local-{threading.get_ident()}")
+    match_id = step.args[0] if step.name in ("answer", "round", "finish") else None
+    claim = claim_step(
+        s.pool, step.key, match_id, owner, s.settings.step_lease_s, s.settings.step_attempts
+    )
+    if claim.state is ClaimState.EXHAUSTED:
+        last = f"; last error: {claim.error}" if claim.error else " (its worker died each time)"
+        _fail_for(s, match_ids(), f"step {step.key} failed after {claim.attempts} attempts{last}")
+        return False
+    if claim.state is not ClaimState.RUN:
+        return claim.state is ClaimState.DONE
+    with _heartbeat(s, step.key, owner, beat):
+        try:
+            work()
+        except Exception as exc:
+            release_step(s.pool, step.key, owner, f"{type(exc).__name__}: {exc}")
+            raise
+    finish_step(s.pool, step.key, owner)
+    return True
+
+
+@app.task(bind=True, name="arena.prepare", queue=Queue.CI.value)
+def prepare(self: CeleryTask, task_id: int) -> None:
+    """Validation once per task fingerprint, and the gold run every round compares with."""
+    s = services()
+
+    def work() -> None:
+        task = load_task(s.pool, task_id)
+        if task.validation is None:
+            task = with_pipeline(task, s.workspaces)
+            validation = validate_task(task, s.ci)
+            store_validation(s.pool, task_id, task, validation)
+            task = load_task(s.pool, task_id)
+        if task.validation is not None and task.validation.valid:
+            s.prepared(task_id)  # runs base + gold once, into ci_runs
+
+    def waiting() -> list[int]:
+        return matches_waiting_on_task(s.pool, task_id)
+
+    if run_step(self, prepare_step(task_id), waiting, work):
+        for match_id in waiting():
+            advance(s, match_id)
+
+
+class StoredAnswers(Player):
+    """Replays a round's stored answers: the engine judges the round as in one process."""
+
+    def __init__(self, name: str, patch: Answer | None = None, tests: Answer | None = None) -> None:
+        self.name = name
+        self._patch = patch
+        self._tests = tests
+
+    def propose_patch(self, ctx: TaskContext) -> Answer:
+        assert self._patch is not None
+        return self._patch
+
+    def propose_tests(self, ctx: TaskContext, patch: str | None) -> Answer:
+        assert self._tests is not None
+        return self._tests
+
+
+@app.task(bind=True, name="arena.answer", queue=Queue.LLM.value)
+def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
+    """One model call: the submitter's patch, or the reviewer's tests against that patch."""
+    s = services()
+    role = (Role.SUBMITTER, Role.REVIEWER)[role_index]
+    match = load_match(s.pool, match_id)
+    played = match.rounds[idx]
+    model = played.submitter if role is Role.SUBMITTER else played.reviewer
+    player, limit = s.player(model)
+    holder = str(self.request.id or threading.get_ident())
+
+    def work() -> None:
+        current = load_match(s.pool, match_id)
+        if current.status not in ("queued", "running") or role in current.rounds[idx].answers:
+            return
+        mark_running(s.pool, match_id)
+        prepared = s.prepared(match.task_id)
+        if limit is not None:
+            s.slots.acquire(model, limit, holder)
+        try:
+            if role is Role.SUBMITTER:
+                given = player.propose_patch(prepared.contexts[Role.SUBMITTER])
+            else:
+                patch = current.rounds[idx].answers[Role.SUBMITTER].diff
+                given = player.propose_tests(prepared.contexts[Role.REVIEWER], patch)
+        finally:
+            if limit is not None:
+                s.slots.release(model, holder)
+        store_answer(s.pool, match_id, idx, role, model, given)
+
+    def renew_slot() -> None:
+        if limit is not None:
+            s.slots.try_acquire(model, limit, holder)
+
+    step = Step("answer", (match_id, idx, role_index), Queue.LLM)
+    if run_step(self, step, lambda: [match_id], work, renew_slot):
+        advance(s, match_id)
+
+
+@app.task(bind=True, name="arena.round", queue=Queue.CI.value)
+def play_round(self: CeleryTask, match_id: int, idx: int) -> None:
+    """The round's CI runs (each stored by content) and its verdict, by the engine's own rules."""
+    s = services()
+
+    def work() -> None:
+        match = load_match(s.pool, match_id)
+        played = match.rounds[idx]
+        if match.status not in ("queued", "running") or played.record is not None:
+            return
+        record: RoundRecord = s.arena.play_round(
+            s.prepared(match.task_id),
+            StoredAnswers(played.submitter, patch=played.answers[Role.SUBMITTER]),
+            StoredAnswers(played.reviewer, tests=played.answers[Role.REVIEWER]),
+        )
+        store_round(s.pool, match_id, idx, record)
+
+    if run_step(self, Step("round", (match_id, idx), Queue.CI), lambda: [match_id], work):
+        advance(s, match_id)
+
+
+@app.task(bind=True, name="arena.finish", queue=Queue.CONTROL.value)
+def finish(self: CeleryTask, match_id: int) -> None:
+    """The match's score and result from its two judged rounds (or skipped: invalid task)."""
+    s = services()
+    ended: list[bool] = []
+
+    def work() -> None:
+        match = load_match(s.pool, match_id)
+        if match.validation is not None and not match.validation.valid:
+            reason = f"the task is invalid: {match.validation.reason}"
+            ended.append(end_match(s.pool, match_id, "skipped", reason=reason))
+            return
+        records = tuple(r.record for r in match.rounds if r.record is not None)
+        if len(records) != len(match.rounds):
+            return  # a duplicate message came early: the last round will finish it
+        score, result = match_outcome(match.a, match.b, records)
+        ended.append(end_match(s.pool, match_id, "done", score=score, result=result))
+
+    run_step(self, Step("finish", (match_id,), Queue.CONTROL), lambda: [match_id], work)
+    if any(ended):
+        _after_match(s, match_id)
+
+
+def _after_match(s: Services, match_id: int) -> None:
+    """Ratings now when the tournament is over, else once per debounce period."""
+    tournament_id = load_match(s.pool, match_id).tournament_id
+    if not unfinished_matches(s.pool, tournament_id):
+        send(Step("ratings", (tournament_id,), Queue.CONTROL))
+    elif s.redis.set(
+        f"arena:ratings-due:{tournament_id}",
+        1,
+        nx=True,
+        px=max(1, int(s.settings.ratings_debounce_s * 1000)),
+    ):
+        send(Step("ratings", (tournament_id,), Queue.CONTROL), s.settings.ratings_debounce_s)
+
+
+@app.task(name="arena.ratings", queue=Queue.CONTROL.value)
+def ratings(tournament_id: int) -> None:
+    """Snapshots of the tournament's leaderboards (and everyone's), then done if it is over."""
+    s = services()
+    over = not unfinished_matches(s.pool, tournament_id)
+    bootstrap = s.settings.ratings_bootstrap
+    store_snapshots(
+        s.pool, tournament_id, snapshots(finished_results(s.pool, tournament_id), bootstrap)
+    )
+    store_snapshots(s.pool, None, snapshots(finished_results(s.pool, None), bootstrap))
+    if over:
+        complete_tournament(s.pool, tournament_id)
+
+
+def reconcile_once(s: Services) -> None:
+    """Re-enqueue what a lost message or a dead worker left behind; finish what is over."""
+    for tournament_id in tournaments_to_reconcile(s.pool, s.settings.reconcile_s * 0.8):
+        for match_id in stalled_matches(s.pool, tournament_id, s.settings.reconcile_s):
+            advance(s, match_id)
+        if not unfinished_matches(s.pool, tournament_id):
+            send(Step("ratings", (tournament_id,), Queue.CONTROL))
+
+
+@app.task(name="arena.schedule", queue=Queue.CONTROL.value)
+def schedule(tournament_id: int) -> None:
+    """Start every match of a new tournament (the first steps of each)."""
+    s = services()
+    for match_id in unfinished_matches(s.pool, tournament_id):
+        advance(s, match_id)
