@@ -1,0 +1,172 @@
+"""Workers killed at random, a step that kills its worker: nothing lost, nothing done twice."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+import yaml
+
+from ci_runner import CISettings
+from tests.arena.scripted_server import Reply, scripted_server
+from tests.workers.conftest import Workers, arena, tasks_file, wait_for_status
+
+pytestmark = pytest.mark.docker
+TASKS = ["demo__py-ledger-split", "demo__py-textkit-slug"]
+
+
+def _models_file(path: Path, url: str) -> Path:
+    spec = {
+        "name": "m1",
+        "base_url": url,
+        "model": "scripted",
+        "max_retries": 1,
+        "timeout_s": 30,
+        "max_concurrency": 2,
+    }
+    path.write_text(yaml.safe_dump({"models": [spec]}))
+    return path
+
+
+def _results(url: str) -> list[tuple[str, str, str, str]]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT t.instance_id, m.a, m.b, m.result, m.status FROM matches m JOIN tasks t ON t.id = m.task_id"
+        ).fetchall()
+    assert {r[4] for r in rows} == {"done"}
+    return sorted(
+        (task, a, b, "tie" if r == "tie" else ("a" if r == a else "b")) for task, a, b, r, _ in rows
+    )
+
+
+def test_killing_workers_at_random_loses_nothing_and_bills_little(
+    service_env: dict[str, str],
+    workers: Workers,
+    ci_settings: CISettings,
+    images: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS))
+    models = "m1,oracle,null"
+    answer = Reply(content="I do not know how to fix this.")
+    with scripted_server([], default=answer) as quick:
+        results = tmp_path / "results.jsonl"
+        alone = arena(
+            [
+                "tournament",
+                "--tasks",
+                spec,
+                "--models",
+                models,
+                "--models-file",
+                str(_models_file(tmp_path / "quick.yaml", quick.url)),
+                "--results",
+                str(results),
+                "--json",
+            ],
+            service_env,
+            timeout=600,
+        )
+        assert alone.returncode == 0, alone.stderr
+        needed = len(quick.requests)
+    expected = sorted(
+        (r["task"], r["a"], r["b"], r["winner"])
+        for r in map(json.loads, results.read_text().splitlines())
+    )
+
+    slow = Reply(content=answer.content, delay_s=2.0)
+    with scripted_server([], default=slow) as server:
+        assert arena(["db", "migrate"], service_env).returncode == 0
+        running = [workers.start(concurrency=3) for _ in range(2)]
+        submitted = arena(
+            [
+                "submit",
+                "--tasks",
+                spec,
+                "--models",
+                models,
+                "--models-file",
+                str(_models_file(tmp_path / "slow.yaml", server.url)),
+            ],
+            service_env,
+        )
+        assert submitted.returncode == 0, submitted.stderr
+        tournament_id = int(submitted.stdout)
+        rng = random.Random(7)
+        kills = 0
+        while kills < 20:
+            time.sleep(rng.uniform(0.3, 1.5))
+            victim = rng.randrange(len(running))
+            Workers.kill(running[victim])
+            kills += 1
+            running[victim] = workers.start(concurrency=3)
+        state = wait_for_status(service_env, tournament_id, timeout=300)
+        requests = len(server.requests)
+
+    assert state["status"] == "done"
+    assert _results(service_env["ARENA_DATABASE_URL"]) == expected
+    with psycopg.connect(service_env["ARENA_DATABASE_URL"]) as conn:
+        assert conn.execute("SELECT count(*) FROM answers").fetchone() == (4 * len(expected),)
+        assert conn.execute("SELECT count(*) FROM rounds WHERE record IS NOT NULL").fetchone() == (
+            2 * len(expected),
+        )
+        assert conn.execute("SELECT count(*) FROM answers WHERE model = 'm1'").fetchone() == (
+            needed,
+        )
+    assert needed <= requests <= needed + kills
+    standings = {row["model"]: row for row in json.loads(alone.stdout)["standings"]}
+    board = {
+        row["model"]: (row["wins"], row["losses"], row["ties"]) for row in state["leaderboard"]
+    }
+    assert board == {m: (r["wins"], r["losses"], r["ties"]) for m, r in standings.items()}
+
+
+def test_a_step_that_always_kills_its_worker_fails_its_match_and_the_rest_completes(
+    service_env: dict[str, str],
+    workers: Workers,
+    ci_settings: CISettings,
+    images: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS[:1]))
+    poisoned = [sys.executable, "-m", "tests.workers.poison"]
+    assert arena(["db", "migrate"], service_env).returncode == 0
+    env = {**service_env, "ARENA_STEP_ATTEMPTS": "2"}
+    workers.env = env
+    running = [workers.start(args=[*poisoned, "worker", "--concurrency", "2"]) for _ in range(2)]
+    submitted = arena(
+        ["submit", "--tasks", spec, "--models", "oracle,poison,null"], env, timeout=120
+    )
+    assert submitted.returncode != 0  # the plain CLI does not know the poison model
+    import subprocess
+
+    done = subprocess.run(
+        [*poisoned, "submit", "--tasks", spec, "--models", "oracle,poison,null"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    tournament_id = int(done.stdout)
+
+    def restart_dead() -> None:
+        for i, proc in enumerate(running):
+            if proc.poll() is not None:
+                running[i] = workers.start(args=[*poisoned, "worker", "--concurrency", "2"])
+
+    state = wait_for_status(env, tournament_id, timeout=300, check=restart_dead)
+    assert state["status"] == "done"
+    with psycopg.connect(env["ARENA_DATABASE_URL"]) as conn:
+        rows = conn.execute("SELECT a, b, status, reason FROM matches ORDER BY id").fetchall()
+    by_pair = {(a, b): (status, reason) for a, b, status, reason in rows}
+    assert by_pair[("oracle", "null")][0] == "done"
+    for pair in (("oracle", "poison"), ("poison", "null")):
+        status, reason = by_pair[pair]
+        assert status == "failed"
+        assert "failed after 2 attempts" in reason and "its worker died each time" in reason
