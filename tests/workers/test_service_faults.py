@@ -14,6 +14,7 @@ import yaml
 
 from ci_runner import CISettings
 from tests.arena.scripted_server import Reply, scripted_server
+from tests.store.servers import Postgres, Redis
 from tests.workers.conftest import Workers, arena, tasks_file, wait_for_status
 
 pytestmark = pytest.mark.docker
@@ -170,3 +171,47 @@ def test_a_step_that_always_kills_its_worker_fails_its_match_and_the_rest_comple
         status, reason = by_pair[pair]
         assert status == "failed"
         assert "failed after 2 attempts" in reason and "its worker died each time" in reason
+
+
+@pytest.mark.parametrize("server", ["redis", "postgres"])
+def test_a_restarted_broker_or_database_loses_nothing(
+    server: str,
+    service_env: dict[str, str],
+    workers: Workers,
+    broker: Redis,
+    postgres: Postgres,
+    ci_settings: CISettings,
+    images: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS))
+    slow = Reply(content="I do not know how to fix this.", delay_s=2.0)
+    with scripted_server([], default=slow) as model:
+        assert arena(["db", "migrate"], service_env).returncode == 0
+        workers.start(concurrency=3)
+        workers.start(concurrency=3)
+        submitted = arena(
+            [
+                "submit",
+                "--tasks",
+                spec,
+                "--models",
+                "m1,oracle,null",
+                "--models-file",
+                str(_models_file(tmp_path / "m.yaml", model.url)),
+            ],
+            service_env,
+        )
+        assert submitted.returncode == 0, submitted.stderr
+        time.sleep(3)
+        restarted = broker if server == "redis" else postgres
+        restarted.stop()
+        time.sleep(3)
+        restarted.start()
+        state = wait_for_status(service_env, int(submitted.stdout), timeout=300)
+    assert state["status"] == "done"
+    matches = _results(service_env["ARENA_DATABASE_URL"])
+    assert len(matches) == 3 * len(TASKS)
+    with psycopg.connect(service_env["ARENA_DATABASE_URL"]) as conn:
+        assert conn.execute("SELECT count(*) FROM answers").fetchone() == (4 * len(matches),)
+    assert state["leaderboard_matches"] == len(matches)
