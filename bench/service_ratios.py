@@ -1,0 +1,166 @@
+"""The service against one process, in one run (throwaway PostgreSQL and Redis).
+
+1. Throughput: the demo tournament (oracle, partial, null) through the service (a CI worker of
+   concurrency 2) against `arena tournament --jobs 2`, both with cold caches. Target <= 1.15x.
+   Beside it, how busy the CI slots were: sandbox seconds over wall seconds times slots.
+2. Latency hiding: with a scripted endpoint answering in 10 s, 16 matches against one match.
+   Target <= 1.5x.
+
+Run: python bench/service_ratios.py [--skip-throughput]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.arena.scripted_server import Reply, scripted_server  # noqa: E402
+from tests.store.servers import postgres_server, redis_server  # noqa: E402
+from tests.workers.conftest import ARENA, tasks_file, wait_for_status  # noqa: E402
+
+PY_TASK = "demo__py-textkit-slug"
+
+
+def _env(database_url: str, broker_url: str, cache: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "ARENA_DATABASE_URL": database_url,
+        "ARENA_BROKER_URL": broker_url,
+        "ARENA_CACHE_DIR": str(cache),
+        "ARENA_RATINGS_BOOTSTRAP": "100",
+        "ARENA_RECONCILE_S": "5",
+    }
+
+
+def _workers(
+    env: dict[str, str], specs: list[tuple[str, int]], logs: Path
+) -> list[subprocess.Popen[bytes]]:
+    procs = []
+    for n, (queues, concurrency) in enumerate(specs):
+        log = (logs / f"worker-{n}.log").open("wb")
+        procs.append(
+            subprocess.Popen(
+                [ARENA, "worker", "--queues", queues, "--concurrency", str(concurrency)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+    subprocess.run([ARENA, "db", "migrate"], env=env, check=True, capture_output=True)
+    time.sleep(3)  # workers connected
+    return procs
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+
+
+def _submit(env: dict[str, str], *args: str) -> int:
+    done = subprocess.run(
+        [ARENA, "submit", *args], env=env, check=True, capture_output=True, text=True
+    )
+    return int(done.stdout)
+
+
+def throughput(pg_url: str, broker_url: str, work: Path) -> None:
+    models = "oracle,partial,null"
+    alone_env = {**os.environ, "ARENA_CACHE_DIR": str(work / "alone-cache")}
+    started = time.monotonic()
+    subprocess.run(
+        [ARENA, "tournament", "--tasks", "demo", "--models", models, "--jobs", "2", "--json"],
+        env=alone_env,
+        check=True,
+        capture_output=True,
+    )
+    alone = time.monotonic() - started
+
+    env = _env(pg_url, broker_url, work / "service-cache")
+    procs = _workers(env, [("control,llm", 4), ("ci", 2)], work)
+    try:
+        started = time.monotonic()
+        tournament = _submit(env, "--tasks", "demo", "--models", models)
+        wait_for_status(env, tournament, timeout=3600)
+        service = time.monotonic() - started
+    finally:
+        _stop(procs)
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT sum(duration_s) FROM ci_runs").fetchone()
+    sandbox_s = float(row[0] or 0.0) if row else 0.0
+    print(
+        f"throughput: one process --jobs 2 {alone:.1f}s, service (ci x2) {service:.1f}s, "
+        f"ratio {service / alone:.2f}x (target <= 1.15x)"
+    )
+    print(
+        f"CI slots busy: {sandbox_s:.1f} sandbox s / ({service:.1f} s x 2 slots) = "
+        f"{sandbox_s / (2 * service):.0%}"
+    )
+
+
+def latency_hiding(pg_url: str, broker_url: str, work: Path) -> None:
+    """16 matches in one tournament: 16 copies of one task (validated once by content)."""
+    cache = work / "latency-cache"
+    cache.mkdir()
+    line = tasks_file(work / "task.jsonl", cache, [PY_TASK]).read_text().strip()
+    copies = [json.dumps({**json.loads(line), "instance_id": f"{PY_TASK}-{k}"}) for k in range(16)]
+    one_file, many_file = work / "one.jsonl", work / "many.jsonl"
+    one_file.write_text(copies[0] + "\n")
+    many_file.write_text("\n".join(copies) + "\n")
+    env = _env(pg_url, broker_url, cache)
+    with scripted_server([], default=Reply(content="no idea", delay_s=10.0)) as server:
+        models_file = work / "models.yaml"
+        spec = {"name": "m1", "base_url": server.url, "model": "slow", "max_concurrency": 64}
+        models_file.write_text(yaml.safe_dump({"models": [spec]}))
+        procs = _workers(env, [("control,ci", 2), ("llm", 40)], work)
+        try:
+            warm = _submit(env, "--tasks", str(many_file), "--models", "oracle,null")
+            wait_for_status(env, warm, timeout=900)  # validations, images, retrieval
+            timed = []
+            for tasks in (one_file, many_file):
+                started = time.monotonic()
+                tournament = _submit(
+                    env,
+                    "--tasks",
+                    str(tasks),
+                    "--models",
+                    "m1,null",
+                    "--models-file",
+                    str(models_file),
+                )
+                wait_for_status(env, tournament, timeout=900)
+                timed.append(time.monotonic() - started)
+        finally:
+            _stop(procs)
+    single, sixteen = timed
+    print(
+        f"latency hiding (10 s endpoint): 1 match {single:.1f}s, 16 matches {sixteen:.1f}s, "
+        f"ratio {sixteen / single:.2f}x (target <= 1.5x)"
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp, postgres_server() as pg:
+        work = Path(tmp)
+        with redis_server(work / "redis") as broker:
+            latency_hiding(pg.new_database(), broker.url, work)
+        if "--skip-throughput" not in sys.argv:
+            with redis_server(work / "redis2") as broker:
+                throughput(pg.new_database(), broker.url, work)
+
+
+if __name__ == "__main__":
+    main()
