@@ -187,11 +187,11 @@ def status(
 
 
 def cancel(tournament_id: Annotated[int, typer.Argument()]) -> None:
-    """Stop scheduling a tournament's remaining matches (running ones finish)."""
+    """Stop scheduling a tournament's remaining matches (steps already running complete)."""
     from arena.store.tournaments import UnknownTournament, cancel_tournament
 
     try:
         count = cancel_tournament(_pool(), tournament_id)
     except UnknownTournament as exc:
         fail(BAD_INPUT, str(exc))
-    print(f"tournament {tournament_id}: {count} queued match(es) cancelled")
+    print(f"tournament {tournament_id}: {count} unfinished match(es) cancelled")

@@ -104,7 +104,8 @@ def tournament_progress(pool: Pool, tournament_id: int) -> Progress:
 
 
 def cancel_tournament(pool: Pool, tournament_id: int) -> int:
-    """Stops scheduling: queued matches are cancelled; running ones finish. Returns how many."""
+    """Stops scheduling: every unfinished match is cancelled (a step already running completes,
+    nothing after it is scheduled; what it stored stays as evidence). Returns how many."""
     with pool.connection() as conn, conn.transaction():
         row = conn.execute(
             "UPDATE tournaments SET status = 'cancelled', finished_at = now()"
@@ -117,7 +118,7 @@ def cancel_tournament(pool: Pool, tournament_id: int) -> int:
         cancelled = conn.execute(
             "UPDATE matches SET status = 'cancelled', finished_at = now(),"
             " reason = 'the tournament was cancelled'"
-            " WHERE tournament_id = %s AND status = 'queued'",
+            " WHERE tournament_id = %s AND status IN ('queued', 'running')",
             (tournament_id,),
         )
         return cancelled.rowcount

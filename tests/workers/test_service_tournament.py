@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import psycopg
 import pytest
+import yaml
 
 from ci_runner import CISettings
+from tests.arena.scripted_server import Reply, scripted_server
 from tests.workers.conftest import Workers, arena, tasks_file, wait_for_status
 
 pytestmark = pytest.mark.docker
@@ -51,11 +54,16 @@ def test_the_service_plays_the_same_tournament_as_one_process(
         ).fetchall()
         answers = conn.execute("SELECT count(*) FROM answers").fetchone()
         rounds = conn.execute("SELECT count(*) FROM rounds WHERE record IS NOT NULL").fetchone()
+        prepared = conn.execute("SELECT attempts FROM steps WHERE key LIKE 'prepare:%'").fetchall()
     got = sorted(
         (task, a, b, "tie" if r == "tie" else ("a" if r == a else "b")) for task, a, b, r in rows
     )
     assert got == expected
     assert answers == (4 * len(expected),) and rounds == (2 * len(expected),)
+    assert prepared == [(1,)] * len(TASKS)  # validated once per task, though 3 matches waited
+    shown = arena(["status", str(tournament_id)], service_env)
+    assert shown.returncode == 0 and f"leaderboard after {len(expected)} matches" in shown.stdout
+    assert all(model in shown.stdout for model in models.split(","))
     standings = {row["model"]: row for row in json.loads(alone.stdout)["standings"]}
     board = {row["model"]: row for row in state["leaderboard"]}
     assert state["leaderboard_matches"] == len(expected)
@@ -65,3 +73,66 @@ def test_the_service_plays_the_same_tournament_as_one_process(
             row["losses"],
             row["ties"],
         )
+
+
+def test_cancel_stops_scheduling_the_remaining_matches(
+    service_env: dict[str, str],
+    workers: Workers,
+    ci_settings: CISettings,
+    images: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS))
+    with scripted_server([], default=Reply(content="no idea", delay_s=3.0)) as model:
+        models_file = tmp_path / "m.yaml"
+        models_file.write_text(
+            yaml.safe_dump(
+                {
+                    "models": [
+                        {"name": "m1", "base_url": model.url, "model": "x", "max_concurrency": 1}
+                    ]
+                }
+            )
+        )
+        assert arena(["db", "migrate"], service_env).returncode == 0
+        workers.start(concurrency=2)
+        submitted = arena(
+            [
+                "submit",
+                "--tasks",
+                spec,
+                "--models",
+                "m1,oracle,null",
+                "--models-file",
+                str(models_file),
+            ],
+            service_env,
+        )
+        assert submitted.returncode == 0, submitted.stderr
+        tournament_id = int(submitted.stdout)
+        while (
+            json.loads(arena(["status", submitted.stdout.strip(), "--json"], service_env).stdout)[
+                "matches"
+            ]["done"]
+            == 0
+        ):
+            time.sleep(0.5)
+        cancelled = arena(["cancel", str(tournament_id)], service_env)
+        assert cancelled.returncode == 0, cancelled.stderr
+        count = int(cancelled.stdout.split(": ")[1].split()[0])
+        state = wait_for_status(service_env, tournament_id, timeout=60)
+        time.sleep(8)  # steps in flight complete; nothing after them may be scheduled
+        requests_then = len(model.requests)
+        time.sleep(4)
+        assert len(model.requests) == requests_then
+    counts = state["matches"]
+    assert state["status"] == "cancelled" and count > 0
+    assert counts["cancelled"] == count and counts["done"] == 3 * len(TASKS) - count
+    with psycopg.connect(service_env["ARENA_DATABASE_URL"]) as conn:
+        statuses = conn.execute("SELECT DISTINCT status FROM matches").fetchall()
+        judged_late = conn.execute(
+            "SELECT count(*) FROM matches m JOIN rounds r ON r.match_id = m.id"
+            " WHERE m.status = 'cancelled' AND r.finished_at > m.finished_at + interval '10 seconds'"
+        ).fetchone()
+    assert sorted(statuses) == [("cancelled",), ("done",)] and judged_late == (0,)
+    assert arena(["cancel", "999"], service_env).returncode == 2
