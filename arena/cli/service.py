@@ -68,6 +68,12 @@ def worker(
     if unknown or not wanted:
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
     apply(_settings().database_url)
+    if "ci" in wanted:  # sandboxes of a CI worker that was killed on this host
+        from ci_runner import CIRunner, CISettings
+        from ci_runner.sandbox.docker import sweep_orphans
+
+        with exit_on_errors():
+            sweep_orphans(CIRunner(CISettings()).client)
     from workers.app import app
 
     app.worker_main(

@@ -87,6 +87,7 @@ class Workers:
     def stop_all(self) -> None:
         for proc in self.procs:
             self.kill(proc)
+        arena(["ci", "sweep"], self.env)  # sandboxes of killed workers
 
 
 @pytest.fixture

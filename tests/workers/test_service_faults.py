@@ -19,16 +19,20 @@ from tests.workers.conftest import Workers, arena, tasks_file, wait_for_status
 
 pytestmark = pytest.mark.docker
 TASKS = ["demo__py-ledger-split", "demo__py-textkit-slug"]
+HALF_FIX = (
+    "textkit/slug.py\n<<<<<<< SEARCH\n"
+    '_UNSAFE = re.compile(r"[^a-z0-9]")\n=======\n_UNSAFE = re.compile(r"[^a-z0-9]+")\n>>>>>>> REPLACE\n'
+)
 
 
-def _models_file(path: Path, url: str) -> Path:
+def _models_file(path: Path, url: str, concurrency: int = 2) -> Path:
     spec = {
         "name": "m1",
         "base_url": url,
         "model": "scripted",
         "max_retries": 1,
         "timeout_s": 30,
-        "max_concurrency": 2,
+        "max_concurrency": concurrency,
     }
     path.write_text(yaml.safe_dump({"models": [spec]}))
     return path
@@ -54,7 +58,8 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
 ) -> None:
     spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS))
     models = "m1,oracle,null"
-    answer = Reply(content="I do not know how to fix this.")
+    # a half fix of textkit (its CI runs), no edit that applies to ledger
+    answer = Reply(content=HALF_FIX)
     with scripted_server([], default=answer) as quick:
         results = tmp_path / "results.jsonl"
         alone = arena(
@@ -80,9 +85,11 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
         for r in map(json.loads, results.read_text().splitlines())
     )
 
-    slow = Reply(content=answer.content, delay_s=2.0)
+    slow = Reply(content=answer.content, delay_s=3.0)  # one at a time: ~30 s of calls
     with scripted_server([], default=slow) as server:
         assert arena(["db", "migrate"], service_env).returncode == 0
+        # random kills hit one step several times: more attempts than a poison step gets
+        workers.env = {**service_env, "ARENA_STEP_ATTEMPTS": "12"}
         running = [workers.start(concurrency=3) for _ in range(2)]
         submitted = arena(
             [
@@ -92,20 +99,22 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
                 "--models",
                 models,
                 "--models-file",
-                str(_models_file(tmp_path / "slow.yaml", server.url)),
+                str(_models_file(tmp_path / "slow.yaml", server.url, concurrency=1)),
             ],
             service_env,
         )
         assert submitted.returncode == 0, submitted.stderr
         tournament_id = int(submitted.stdout)
         rng = random.Random(7)
+        born = [time.monotonic()] * len(running)
         kills = 0
         while kills < 20:
-            time.sleep(rng.uniform(0.3, 1.5))
-            victim = rng.randrange(len(running))
+            time.sleep(rng.uniform(1.0, 4.0))
+            victim = born.index(min(born))  # the oldest: booted, likely in the middle of a step
             Workers.kill(running[victim])
             kills += 1
             running[victim] = workers.start(concurrency=3)
+            born[victim] = time.monotonic()
         state = wait_for_status(service_env, tournament_id, timeout=300)
         requests = len(server.requests)
 
@@ -119,6 +128,7 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
         assert conn.execute("SELECT count(*) FROM answers WHERE model = 'm1'").fetchone() == (
             needed,
         )
+    print(f"kills {kills}, answers needed {needed}, requested {requests}")
     assert needed <= requests <= needed + kills
     standings = {row["model"]: row for row in json.loads(alone.stdout)["standings"]}
     board = {
