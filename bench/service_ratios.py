@@ -41,6 +41,7 @@ def _env(database_url: str, broker_url: str, cache: Path) -> dict[str, str]:
         "ARENA_CACHE_DIR": str(cache),
         "ARENA_RATINGS_BOOTSTRAP": "100",
         "ARENA_RECONCILE_S": "5",
+        "ARENA_STALL_S": "30",
     }
 
 

@@ -92,7 +92,11 @@ def run_step(
     work: Callable[[], None],
     beat: Callable[[], None] = lambda: None,
 ) -> bool:
-    """Claim, work, mark done. False when this worker did not do the step."""
+    """Claim, work, mark done. True when this worker did the step (and must move the match on).
+
+    A step someone else did is left alone: whoever did it moved the match on, and if they
+    died before that, the reconciler does it. Advancing again here would multiply messages.
+    """
     s = services()
     owner = str(task.request.id or f"local-{threading.get_ident()}")
     match_id = step.args[0] if step.name in ("answer", "round", "finish") else None
@@ -104,7 +108,7 @@ def run_step(
         _fail_for(s, match_ids(), f"step {step.key} failed after {claim.attempts} attempts{last}")
         return False
     if claim.state is not ClaimState.RUN:
-        return claim.state is ClaimState.DONE
+        return False
     with _heartbeat(s, step.key, owner, beat):
         try:
             work()
@@ -220,16 +224,17 @@ def finish(self: CeleryTask, match_id: int) -> None:
     """The match's score and result from its two judged rounds (or skipped: invalid task)."""
     s = services()
     ended: list[bool] = []
+    match = load_match(s.pool, match_id)
+    invalid = match.validation is not None and not match.validation.valid
+    records = tuple(r.record for r in match.rounds if r.record is not None)
+    if not invalid and len(records) != len(match.rounds):
+        return  # not ready (never sent so): leave the step unclaimed for the last round
 
     def work() -> None:
-        match = load_match(s.pool, match_id)
-        if match.validation is not None and not match.validation.valid:
-            reason = f"the task is invalid: {match.validation.reason}"
+        if invalid:
+            reason = f"the task is invalid: {match.validation.reason if match.validation else ''}"
             ended.append(end_match(s.pool, match_id, "skipped", reason=reason))
             return
-        records = tuple(r.record for r in match.rounds if r.record is not None)
-        if len(records) != len(match.rounds):
-            return  # a duplicate message came early: the last round will finish it
         score, result = match_outcome(match.a, match.b, records)
         ended.append(end_match(s.pool, match_id, "done", score=score, result=result))
 
@@ -269,7 +274,7 @@ def ratings(tournament_id: int) -> None:
 def reconcile_once(s: Services) -> None:
     """Re-enqueue what a lost message or a dead worker left behind; finish what is over."""
     for tournament_id in tournaments_to_reconcile(s.pool, s.settings.reconcile_s * 0.8):
-        for match_id in stalled_matches(s.pool, tournament_id, s.settings.reconcile_s):
+        for match_id in stalled_matches(s.pool, tournament_id, s.settings.stall_s):
             advance(s, match_id)
         if not unfinished_matches(s.pool, tournament_id):
             send(Step("ratings", (tournament_id,), Queue.CONTROL))

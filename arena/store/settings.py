@@ -13,7 +13,8 @@ class ServiceSettings(BaseSettings):
     broker_url: str = "redis://localhost:6379/0"
     step_attempts: int = Field(default=3, gt=0)  # a step is failed after this many tries
     step_lease_s: float = Field(default=60.0, gt=0)  # a dead worker's step is retaken after
-    reconcile_s: float = Field(default=30.0, gt=0)  # how often stalled matches are re-enqueued
+    reconcile_s: float = Field(default=30.0, gt=0)  # how often the reconciler looks
+    stall_s: float = Field(default=300.0, gt=0)  # a match nothing happened to for this long
     ratings_debounce_s: float = Field(default=10.0, ge=0)
     ratings_bootstrap: int = Field(default=1000, ge=10)
     hard_time_limit_s: int = Field(default=3600, gt=0)  # the longest any one step may take

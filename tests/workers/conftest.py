@@ -40,6 +40,7 @@ def service_env(database_url: str, broker: Redis, ci_settings: CISettings) -> di
         "ARENA_CACHE_DIR": str(ci_settings.cache_dir),
         "ARENA_STEP_LEASE_S": "6",
         "ARENA_RECONCILE_S": "2",
+        "ARENA_STALL_S": "3",
         "ARENA_RATINGS_DEBOUNCE_S": "1",
         "ARENA_RATINGS_BOOTSTRAP": "50",
     }
