@@ -30,6 +30,15 @@ from tests.store.servers import postgres_server, redis_server  # noqa: E402
 from tests.workers.conftest import ARENA, tasks_file, wait_for_status  # noqa: E402
 
 PY_TASK = "demo__py-textkit-slug"
+# cgroup v1 (cgroupfs driver): CPU nanoseconds of every container the engine ran, removed ones too
+DOCKER_CPU = Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage")
+
+
+def _container_cpu_s() -> float | None:
+    try:
+        return int(DOCKER_CPU.read_text()) / 1e9
+    except (OSError, ValueError):
+        return None
 
 
 def _env(database_url: str, broker_url: str, cache: Path) -> dict[str, str]:
@@ -93,10 +102,12 @@ def throughput(pg_url: str, broker_url: str, work: Path) -> None:
     env = _env(pg_url, broker_url, work / "service-cache")
     procs = _workers(env, [("control,llm", 4), ("ci", 2)], work)
     try:
+        cpu_before = _container_cpu_s()
         started = time.monotonic()
         tournament = _submit(env, "--tasks", "demo", "--models", models)
         wait_for_status(env, tournament, timeout=3600)
         service = time.monotonic() - started
+        cpu_after = _container_cpu_s()
     finally:
         _stop(procs)
     with psycopg.connect(pg_url) as conn:
@@ -110,6 +121,13 @@ def throughput(pg_url: str, broker_url: str, work: Path) -> None:
         f"CI slots busy: {sandbox_s:.1f} sandbox s / ({service:.1f} s x 2 slots) = "
         f"{sandbox_s / (2 * service):.0%}"
     )
+    if cpu_before is not None and cpu_after is not None:
+        cores = os.cpu_count() or 1
+        used = cpu_after - cpu_before
+        print(
+            f"CI CPU utilization: {used:.1f} container CPU s / ({service:.1f} s x {cores} cores)"
+            f" = {used / (service * cores):.0%} (every container on the engine meanwhile)"
+        )
 
 
 def latency_hiding(pg_url: str, broker_url: str, work: Path) -> None:
