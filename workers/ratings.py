@@ -1,4 +1,4 @@
-"""Leaderboards from stored results: overall, per language and per role, as JSON rows."""
+"""Leaderboards from stored results: overall, per language, per task kind, per role (JSON rows)."""
 
 from __future__ import annotations
 
@@ -31,9 +31,10 @@ def snapshots(matches: Sequence[dict[str, Any]], bootstrap: int) -> list[Snapsho
     if not matches:
         return []
     found: list[Snapshot] = [("overall", "", len(matches), _board(matches, bootstrap))]
-    for language in sorted({m["language"] for m in matches}):
-        subset = [m for m in matches if m["language"] == language]
-        found.append(("language", language, len(subset), _board(subset, bootstrap)))
+    for scope in ("language", "kind"):
+        for value in sorted({m[scope] for m in matches}):
+            subset = [m for m in matches if m[scope] == value]
+            found.append((scope, value, len(subset), _board(subset, bootstrap)))
     rounds = [
         RoundResult(
             task=m["task"],

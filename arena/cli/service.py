@@ -69,11 +69,16 @@ def worker(
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
     apply(_settings().database_url)
     if "ci" in wanted:  # sandboxes of a CI worker that was killed on this host
+        from docker.errors import DockerException
+
         from ci_runner import CIRunner, CISettings
+        from ci_runner.errors import SandboxError
         from ci_runner.sandbox.docker import sweep_orphans
 
-        with exit_on_errors():
+        try:
             sweep_orphans(CIRunner(CISettings()).client)
+        except (DockerException, SandboxError) as exc:  # another sweep got there first
+            stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
     from workers.app import app
 
     app.worker_main(

@@ -14,32 +14,33 @@ from ci_runner import CIRequest, CIResult, CIRunner, CIStatus
 from ci_runner.images import ImageBuilder
 
 
-def request_key(request: CIRequest) -> str:
-    """The content hash of a run: repo, commit, pipeline, image, diffs (and limits, if any)."""
-    return hashlib.sha256(
-        json.dumps(request.model_dump(mode="json"), sort_keys=True).encode()
-    ).hexdigest()
+def run_key(request: CIRequest, image_id: str, replica: int) -> str:
+    """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica."""
+    keyed = {"request": request.model_dump(mode="json"), "image_id": image_id, "replica": replica}
+    return hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
 
 
 class StoredCI(TaskCI):
     """A TaskCI whose cache is the `ci_runs` table instead of a local directory.
 
-    A finished run is never repeated by any worker on any host; timeouts are not stored
-    (load can cause them) and infrastructure faults raise, as in TaskCI.
+    A finished run is never repeated by any worker on any host. As in TaskCI, a timeout is
+    re-run once and never stored (load can cause one), and infrastructure faults raise.
     """
 
     def __init__(self, runner: CIRunner, images: ImageBuilder, pool: Pool) -> None:
         super().__init__(runner, images, None)
         self._pool = pool
 
-    def run(self, task: Task, diffs: tuple[str, ...]) -> CIResult:
+    def run(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
         request = self.request_for(task, diffs)
-        key = request_key(request)
+        key = run_key(request, self._images.image_id(request.image), replica)
         with self._pool.connection() as conn:
             row = conn.execute("SELECT result FROM ci_runs WHERE key = %s", (key,)).fetchone()
         if row is not None:
             return CIResult.model_validate(row["result"])
         result = self._runner.run(request)
+        if result.status is CIStatus.TIMEOUT:
+            result = self._runner.run(request)
         if result.status is not CIStatus.TIMEOUT:
             with self._pool.connection() as conn:
                 conn.execute(

@@ -174,11 +174,13 @@ def finished_results(pool: Pool, tournament_id: int | None) -> list[dict[str, An
     with pool.connection() as conn:
         rows = conn.execute(
             "SELECT m.id, t.instance_id AS task, t.language, m.a, m.b, m.result,"
+            "  coalesce(t.validation->>'kind', 'gold-judged') AS kind,"
             "  array_agg(json_build_object('submitter', r.submitter, 'reviewer', r.reviewer,"
             "    'winner', r.winner, 'record', r.record) ORDER BY r.idx) AS rounds"
             " FROM matches m JOIN tasks t ON t.id = m.task_id JOIN rounds r ON r.match_id = m.id"
             " WHERE m.status = 'done' AND (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
-            " GROUP BY m.id, t.instance_id, t.language ORDER BY t.instance_id, m.a, m.b, m.id",
+            " GROUP BY m.id, t.instance_id, t.language, t.validation"
+            " ORDER BY t.instance_id, m.a, m.b, m.id",
             {"t": tournament_id},
         )
         return list(rows)

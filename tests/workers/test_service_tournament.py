@@ -55,11 +55,22 @@ def test_the_service_plays_the_same_tournament_as_one_process(
         answers = conn.execute("SELECT count(*) FROM answers").fetchone()
         rounds = conn.execute("SELECT count(*) FROM rounds WHERE record IS NOT NULL").fetchone()
         prepared = conn.execute("SELECT attempts FROM steps WHERE key LIKE 'prepare:%'").fetchall()
+        scopes = conn.execute(
+            "SELECT DISTINCT scope, scope_value FROM rating_snapshots"
+            " WHERE tournament_id = %s AND match_count = %s",
+            (tournament_id, len(expected)),
+        ).fetchall()
     got = sorted(
         (task, a, b, "tie" if r == "tie" else ("a" if r == a else "b")) for task, a, b, r in rows
     )
     assert got == expected
     assert answers == (4 * len(expected),) and rounds == (2 * len(expected),)
+    assert sorted(scopes) == [
+        ("kind", "gold-judged"),
+        ("language", "python"),
+        ("overall", ""),
+        ("role", ""),
+    ]
     assert prepared == [(1,)] * len(TASKS)  # validated once per task, though 3 matches waited
     shown = arena(["status", str(tournament_id)], service_env)
     assert shown.returncode == 0 and f"leaderboard after {len(expected)} matches" in shown.stdout
