@@ -15,7 +15,17 @@ from pathlib import Path
 
 from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
+from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
+
+
+def environment_spec(task: Task) -> EnvironmentSpec:
+    return EnvironmentSpec(
+        repo=task.repo,
+        commit=task.base_commit,
+        language=task.language.value,
+        pipeline=task.require_pipeline(),
+    )
 
 
 class TaskCI:
@@ -28,14 +38,19 @@ class TaskCI:
     ) -> None:
         self._runner = runner
         self._images = images
+        self._environments = EnvironmentBuilder(images)
         self._cache_dir = cache_dir
         self._limits = limits or Limits()
         self._image_tags: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def image_for(self, task: Task) -> str:
+        """The task's own image, its environment image when it has setup steps, or the
+        language's toolchain image."""
         if task.image:
             return task.image
+        if task.require_pipeline().setup:
+            return self._environments.ensure(environment_spec(task))
         with self._lock:
             language = task.language.value
             if language not in self._image_tags:

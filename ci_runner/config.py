@@ -1,5 +1,6 @@
 """Settings of the CI runner, read once from `ARENA_*` variables and passed in."""
 
+import os
 from pathlib import Path
 
 from pydantic import Field
@@ -12,6 +13,31 @@ def _default_cache_dir() -> Path:
     return Path.home() / ".cache" / "arena"
 
 
+# proxy and package-index variables an environment build inherits; never a CI run
+BUILD_PASSTHROUGH = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_TRUSTED_HOST",
+    "UV_INDEX_URL",
+    "GOPROXY",
+    "GONOSUMDB",
+    "GOPRIVATE",
+    "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
+)
+
+
+def _build_passthrough() -> dict[str, str]:
+    return {name: os.environ[name] for name in BUILD_PASSTHROUGH if os.environ.get(name)}
+
+
 class CISettings(BaseSettings):
     """Where caches live, which base image the CI images grow from, default limits."""
 
@@ -22,6 +48,10 @@ class CISettings(BaseSettings):
     debian_mirror: str = "http://deb.debian.org/debian"
     debian_suite: str = "bookworm"
     limits: Limits = Field(default_factory=Limits)
+    # environment image builds only (setup steps, with network); CI runs never see these
+    build_network: str = Field(default="bridge", min_length=1)
+    build_ca_bundle: Path | None = None
+    build_env: dict[str, str] = Field(default_factory=_build_passthrough)
 
     @property
     def mirrors_dir(self) -> Path:
@@ -30,3 +60,7 @@ class CISettings(BaseSettings):
     @property
     def runs_dir(self) -> Path:
         return self.cache_dir / "runs"
+
+    @property
+    def environments_dir(self) -> Path:
+        return self.cache_dir / "environments"

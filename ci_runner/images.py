@@ -32,7 +32,7 @@ LANGUAGE_PACKAGES: dict[str, tuple[str, ...]] = {
     "python": ("python3", "python3-pytest", "python3-venv", "python-is-python3"),
     "go": ("golang-go",),
     "rust": ("rustc", "cargo"),
-    "cpp": ("g++", "cmake", "make"),
+    "cpp": ("g++", "cmake", "make", "ccache"),
 }
 LANGUAGES = tuple(LANGUAGE_PACKAGES)
 
@@ -76,6 +76,18 @@ class ImageBuilder:
     def __init__(self, client: docker.DockerClient, settings: CISettings) -> None:
         self._client = client
         self._settings = settings
+
+    @property
+    def client(self) -> docker.DockerClient:
+        return self._client
+
+    @property
+    def settings(self) -> CISettings:
+        return self._settings
+
+    def find_id(self, name: str) -> str | None:
+        """The id of image `name` in the engine, or None if it is not there."""
+        return self._image_id(name)
 
     def _image_id(self, name: str) -> str | None:
         try:
@@ -149,6 +161,14 @@ class ImageBuilder:
                 )
             except ENGINE_ERRORS as exc:
                 raise ImageError(f"docker import of {name} failed: {exc}") from exc
+
+    def find(self, language: str) -> str | None:
+        """The tag of the language's image if it is built; never builds anything."""
+        base_id = self._image_id(self._settings.base_image)
+        if base_id is None:
+            return None
+        tag = recipe_for(language, self._settings.base_image).tag(base_id)
+        return tag if self._image_id(tag) else None
 
     def ensure(self, language: str, progress: Progress = _quiet) -> str:
         """The tag of the language's image, built now only if its recipe changed."""

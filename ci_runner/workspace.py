@@ -132,6 +132,7 @@ class Workspaces:
                 repo[found.id], strategy=pygit2.enums.CheckoutStrategy.FORCE
             )
             repo.set_head(found.id)
+            stamp_times(run_dir, found.commit_time)
         except (pygit2.GitError, KeyError, ValueError) as exc:
             remove_tree(run_dir)
             raise WorkspaceError(f"cannot check out {commit} of {source}: {exc}") from exc
@@ -151,6 +152,20 @@ def _find_commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit | None:
         return None
     peeled = obj.peel(pygit2.Commit)
     return peeled if isinstance(peeled, pygit2.Commit) else None
+
+
+def stamp_times(root: Path, when: int) -> None:
+    """Give every checked-out file its commit's time, outside .git.
+
+    Build caches made at the base commit (cargo's target dir, make's objects) judge freshness
+    by mtime: with checkout time every file would look edited and everything would rebuild;
+    with the commit's time only the files a diff rewrites look newer than the cache.
+    """
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == str(root):
+            dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in dirnames + filenames:
+            os.utime(os.path.join(dirpath, name), (when, when), follow_symlinks=False)
 
 
 def hand_to_uid(root: Path, uid: int) -> None:

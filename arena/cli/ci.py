@@ -8,12 +8,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from arena.ci import environment_spec
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 from arena.cli.render import render_ci_result
 from arena.tasks import Task, load_task_file
 from arena.tasks.pipelines import with_pipeline
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
 from ci_runner.diff_text import MAX_DIFF_BYTES
+from ci_runner.environments import EnvironmentBuilder
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox import sweep_orphans
 from ci_runner.workspace import Workspaces
@@ -44,8 +46,8 @@ def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIR
     task = with_pipeline(task, Workspaces(settings.mirrors_dir, settings.runs_dir))
     pipeline = task.require_pipeline()
     with stderr.status("preparing the CI image") as status:
-        image = task.image or ImageBuilder(runner.client, settings).ensure(
-            task.language.value, progress=lambda line: status.update(f"image: {line[:100]}")
+        image = task.image or EnvironmentBuilder(ImageBuilder(runner.client, settings)).image_for(
+            environment_spec(task), progress=lambda line: status.update(f"image: {line[:100]}")
         )
         names = [step.name for step in pipeline.steps]
         status.update(f"checking out {task.instance_id} and running step {names[0]!r}")

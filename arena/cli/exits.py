@@ -7,6 +7,7 @@ from typing import NoReturn
 import typer
 from rich.console import Console
 
+from ci_runner.environments import EnvironmentBuildError
 from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
 
 OK = 0
@@ -28,5 +29,5 @@ def exit_on_errors() -> Iterator[None]:
         yield
     except SandboxError as exc:
         fail(INFRASTRUCTURE, f"infrastructure: {exc}")
-    except (PatchError, ReportError, WorkspaceError, ValueError) as exc:
+    except (PatchError, ReportError, WorkspaceError, EnvironmentBuildError, ValueError) as exc:
         fail(BAD_INPUT, str(exc))

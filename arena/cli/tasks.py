@@ -8,15 +8,20 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
+from arena.ci import environment_spec
 from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
 from arena.cli.options import TasksOption
 from arena.tasks.importer import import_lines, read_task_lines, write_jsonl
-from arena.tasks.schema import Task, Validation
+from arena.tasks.pipelines import with_pipeline
+from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import library_path, load_tasks
-from ci_runner import CISettings
+from ci_runner import CISettings, SandboxError
+from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError
+from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 
 app = typer.Typer(no_args_is_help=True, help="Task import, listing and validation.")
@@ -84,25 +89,119 @@ def import_tasks(
         raise typer.Exit(BAD_INPUT)
 
 
+def _validation_state(task: Task) -> str:
+    v = task.validation
+    if v is None:
+        return "not validated"
+    if v.fingerprint is not None and v.fingerprint != task.fingerprint():
+        return "stale (task changed)"
+    if v.valid:
+        return f"[green]valid[/] ({len(v.fail_to_pass)} FAIL_TO_PASS)"
+    return f"[red]invalid[/]: {escape(v.reason or '')}"
+
+
+def _environment_state(task: Task, environments: EnvironmentBuilder | None) -> str:
+    if task.image:
+        return f"image {task.image}"
+    if task.pipeline is None:
+        return "pipeline not derived yet"
+    if not task.pipeline.setup:
+        return "toolchain image"
+    if environments is None:
+        return "unknown (no Docker engine)"
+    state = environments.state(environment_spec(task))
+    if state is None or state.tag is None:
+        return "not built"
+    if state.built:
+        return state.tag
+    if state.error:
+        first = state.error.splitlines()[0]
+        return f"[red]build failed[/]: {escape(first)}"
+    return "not built"
+
+
+def _environments(settings: CISettings) -> EnvironmentBuilder | None:
+    from ci_runner.engine import connect
+
+    try:
+        client = connect()
+    except SandboxError:
+        return None
+    return EnvironmentBuilder(ImageBuilder(client, settings))
+
+
 @app.command("list")
 def list_tasks(tasks: TasksOption = "demo") -> None:
-    """List tasks with their language and pipeline source."""
+    """List tasks: language, pipeline source, environment image and validation state."""
     settings = CISettings()
     with exit_on_errors():
-        found = load_tasks(
-            tasks, settings.cache_dir, Workspaces(settings.mirrors_dir, settings.runs_dir)
-        )
+        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        found = load_tasks(tasks, settings.cache_dir, workspaces)
+        environments = _environments(settings)
+        rows = []
+        for task in found:
+            source = (
+                "steps"
+                if task.pipeline
+                else f"workflow job {', '.join(str(j) for j in task.ci_name_list)}"
+            )
+            try:
+                derived = with_pipeline(task, workspaces)
+                environment = _environment_state(derived, environments)
+            except TaskError as exc:
+                environment = f"[red]no pipeline[/]: {escape(str(exc))}"
+            rows.append((task, source, environment))
     table = Table()
-    for column in ("instance id", "language", "pipeline", "created"):
+    for column in ("instance id", "language", "pipeline", "environment", "validation"):
         table.add_column(column)
-    for task in found:
-        source = (
-            "steps"
-            if task.pipeline
-            else f"workflow job {', '.join(str(j) for j in task.ci_name_list)}"
+    for task, source, environment in rows:
+        table.add_row(
+            task.instance_id, task.language.value, source, environment, _validation_state(task)
         )
-        table.add_row(task.instance_id, task.language.value, source, task.created_at or "")
     Console().print(table)
+
+
+@app.command("build-env")
+def build_env(
+    tasks: TasksOption = "demo",
+    retry: Annotated[bool, typer.Option(help="rebuild environments whose build failed")] = False,
+) -> None:
+    """Build each task's environment image: its setup steps, once, with network."""
+    from ci_runner.engine import connect
+
+    settings = CISettings()
+    rows: list[tuple[str, str]] = []
+    with exit_on_errors():
+        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
+        found = load_tasks(tasks, settings.cache_dir, workspaces)
+        with Progress(console=stderr, transient=True) as progress:
+            bar = progress.add_task("environments", total=len(found))
+            for task in found:
+                name = task.instance_id
+
+                def show(line: str, name: str = name) -> None:
+                    progress.update(bar, description=f"{name}: {line[:80]}")
+
+                show("deriving the pipeline")
+                try:
+                    derived = with_pipeline(task, workspaces)
+                    if task.image or not derived.require_pipeline().setup:
+                        rows.append((name, "no setup steps: the toolchain image serves"))
+                    else:
+                        spec = environment_spec(derived)
+                        rows.append((name, environments.ensure(spec, show, retry=retry)))
+                except (EnvironmentBuildError, TaskError) as exc:
+                    rows.append((name, f"[red]failed[/]: {escape(str(exc))}"))
+                progress.advance(bar)
+    table = Table()
+    table.add_column("instance id")
+    table.add_column("environment")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+    if any("[red]failed[/]" in env for _, env in rows):
+        raise typer.Exit(BAD_INPUT)
 
 
 @app.command("validate")
@@ -112,7 +211,6 @@ def validate(
 ) -> None:
     """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
     from arena.runtime import build_runtime
-    from arena.tasks.pipelines import with_pipeline
     from arena.tasks.validation import ValidationIncomplete, validate_task
 
     with exit_on_errors():

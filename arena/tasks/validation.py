@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from arena.ci import TaskCI
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from ci_runner import CIResult, CIStatus, TestOutcome
+from ci_runner.environments import EnvironmentBuildError
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
 RUNS_PER_TREE = 2
@@ -94,7 +95,12 @@ def _validate(task: Task, ci: TaskCI) -> Validation:
     trees = {"base": (task.test_patch,), "base + gold patch": (task.patch, task.test_patch)}
     runs: dict[str, list[CIResult]] = {}
     for label, diffs in trees.items():
-        runs[label] = [ci.run(task, diffs, replica=n) for n in range(RUNS_PER_TREE)]
+        try:
+            runs[label] = [ci.run(task, diffs, replica=n) for n in range(RUNS_PER_TREE)]
+        except EnvironmentBuildError as exc:  # the task's setup is broken: it cannot be played
+            return Validation(
+                valid=False, kind=task.kind, reason=f"environment build failed: {exc}"
+            )
         if any(r.status is CIStatus.TIMEOUT for r in runs[label]):
             raise ValidationIncomplete(
                 f"task {task.instance_id}: validation of {label} timed out twice; "

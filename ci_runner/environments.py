@@ -1,0 +1,448 @@
+"""Environment images: a task's dependencies installed once, with network, so CI runs stay offline.
+
+From the language's toolchain image, a build container checks out the repo at the base commit
+and runs the pipeline's `setup` steps as root with the build network (and, for the build only,
+the CA bundle and proxy variables). Per language it then keeps what offline runs need (a
+virtualenv and a wheelhouse, a module cache, fetched crates) and warms the build caches by
+running the CI steps once at the base commit. The container is committed as an image tagged
+by a hash of everything that decides it; the caches sit in a VOLUME, so each CI run gets its
+own writable copy while the root filesystem stays read-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import posixpath
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker.errors
+from docker.types import Mount
+from pydantic import BaseModel, ConfigDict
+
+from ci_runner.engine import ENGINE_ERRORS
+from ci_runner.errors import CIError, ImageError
+from ci_runner.images import SANDBOX_HOME, WORKSPACE, ImageBuilder
+from ci_runner.locks import file_lock
+from ci_runner.pipeline import Pipeline, Step
+from ci_runner.sandbox.docker import DockerSandbox, sandbox_uid
+from ci_runner.workspace import Workspaces, hand_to_uid, remove_tree, source_key
+
+Progress = Callable[[str], None]
+
+ENV_ROOT = "/opt/arena"
+CACHE_DIR = f"{ENV_ROOT}/cache"  # the image's VOLUME: each run writes its own copy
+VENV = f"{CACHE_DIR}/venv"
+WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
+GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
+BUILD_MOUNT = "/mnt"  # an empty directory of every Debian image: nothing is left behind
+BUILD_CA = f"{BUILD_MOUNT}/ca.crt"
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+LOG_TAIL_LINES = 40
+BUILD_LABEL = "arena.env.build"
+_COLLECT_TIMEOUT_S = 1800
+_RECIPE_VERSION = "1"  # bump when what a build does changes, so every image rebuilds
+
+_CA_VARIABLES = (
+    "SSL_CERT_FILE",
+    "PIP_CERT",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "GIT_SSL_CAINFO",
+    "CARGO_HTTP_CAINFO",
+    "NODE_EXTRA_CA_CERTS",
+)
+
+# `sudo` in a setup step: the build already runs as root
+_SUDO_SHIM = """#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -u|-g|-p|-C|-D|-h|-r|-t|-T|-U) shift 2 ;;
+    --) shift; break ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+exec "$@"
+"""
+
+_PYTHON_PREPARE = f"python3 -m venv --system-site-packages {VENV}"
+_PYTHON_COLLECT = f"""mkdir -p {WHEELHOUSE}
+pip freeze --local --exclude-editable > /tmp/arena-frozen.txt
+python3 - > /tmp/arena-build-requires.txt <<'EOF'
+import pathlib, tomllib
+path = pathlib.Path("pyproject.toml")
+if path.is_file():
+    requires = tomllib.loads(path.read_text()).get("build-system", {{}}).get("requires", [])
+    print("\\n".join(requires))
+EOF
+pip wheel --quiet --wheel-dir {WHEELHOUSE} -r /tmp/arena-frozen.txt \\
+    -r /tmp/arena-build-requires.txt pip setuptools wheel
+rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt"""
+_GO_COLLECT = """find . -name go.mod -not -path '*/vendor/*' -not -path './.git/*' |
+while read -r mod; do
+  (cd "$(dirname "$mod")" && go mod download)
+done"""
+_RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
+
+_PREPARE = {"python": _PYTHON_PREPARE}
+_COLLECT = {"python": _PYTHON_COLLECT, "go": _GO_COLLECT, "rust": _RUST_COLLECT}
+_WARMED = ("go", "rust", "cpp")  # languages whose CI steps leave a build cache worth keeping
+
+
+def runtime_env(language: str) -> dict[str, str]:
+    """The variables every CI run of a language's environment image starts with."""
+    if language == "python":
+        return {
+            "VIRTUAL_ENV": VENV,
+            "PATH": f"{VENV}/bin:{SYSTEM_PATH}",
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": WHEELHOUSE,
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+    if language == "go":
+        return {
+            "GOMODCACHE": GOMODCACHE,
+            "GOCACHE": f"{CACHE_DIR}/go-build",
+            "GOPROXY": "off",
+            "GOTOOLCHAIN": "local",
+            "GOPATH": f"{CACHE_DIR}/gopath",
+            "PATH": SYSTEM_PATH,
+        }
+    if language == "rust":
+        return {
+            "CARGO_HOME": f"{CACHE_DIR}/cargo",
+            "CARGO_TARGET_DIR": f"{CACHE_DIR}/target",
+            "CARGO_NET_OFFLINE": "true",
+            "PATH": f"{CACHE_DIR}/cargo/bin:{SYSTEM_PATH}",
+        }
+    if language == "cpp":
+        return {"CCACHE_DIR": f"{CACHE_DIR}/ccache", "PATH": f"/usr/lib/ccache:{SYSTEM_PATH}"}
+    raise ImageError(f"unknown language {language!r} for an environment image")
+
+
+_OFFLINE_ONLY = ("PIP_NO_INDEX", "GOPROXY", "CARGO_NET_OFFLINE")
+
+
+class EnvironmentBuildError(CIError):
+    """A setup step (or the preparation around it) failed: a fault of the task, not the host."""
+
+
+class EnvironmentSpec(BaseModel):
+    """What decides an environment image, apart from the toolchain image it starts from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repo: str
+    commit: str
+    language: str
+    pipeline: Pipeline
+
+    def key(self, toolchain_id: str) -> str:
+        decisive = {
+            "recipe": _RECIPE_VERSION,
+            "repo": source_key(self.repo),
+            "commit": self.commit,
+            "language": self.language,
+            "setup": [s.model_dump(mode="json") for s in self.pipeline.setup],
+            "steps": [s.model_dump(mode="json") for s in self.pipeline.steps],  # the warm-up
+            "env": self.pipeline.env,
+            "toolchain": toolchain_id,
+        }
+        return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
+
+    def budget_s(self) -> float:
+        """The longest a build can take: every setup and warm-up step at its timeout."""
+        steps = self.pipeline.setup + self.pipeline.steps
+        return sum(step.timeout_s for step in steps) + 2 * _COLLECT_TIMEOUT_S
+
+    def tag(self, toolchain_id: str) -> str:
+        return f"arena/env-{self.language}:{self.key(toolchain_id)}"
+
+
+class EnvironmentRecord(BaseModel):
+    """The outcome of the last build of one key: its image, or why it failed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    tag: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EnvironmentState:
+    """What `arena tasks list` shows: built (the tag), failed (why) or not built yet."""
+
+    tag: str | None  # None while even the toolchain image is not built
+    built: bool
+    error: str | None
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+class EnvironmentBuilder:
+    """Finds, builds and remembers environment images in one Docker engine."""
+
+    def __init__(self, images: ImageBuilder) -> None:
+        self._images = images
+        self._settings = images.settings
+        self._workspaces = Workspaces(self._settings.mirrors_dir, self._settings.runs_dir)
+
+    def image_for(self, spec: EnvironmentSpec, progress: Progress = _quiet) -> str:
+        """The image a CI run of `spec` uses: its environment image when it has setup steps."""
+        if not spec.pipeline.setup:
+            return self._images.ensure(spec.language, progress)
+        return self.ensure(spec, progress)
+
+    def state(self, spec: EnvironmentSpec) -> EnvironmentState | None:
+        """The environment's state, building nothing; None when the pipeline has no setup."""
+        if not spec.pipeline.setup:
+            return None
+        toolchain = self._images.find(spec.language)
+        toolchain_id = self._images.find_id(toolchain) if toolchain else None
+        if toolchain_id is None:
+            return EnvironmentState(tag=None, built=False, error=None)
+        tag = spec.tag(toolchain_id)
+        if self._images.find_id(tag):
+            return EnvironmentState(tag=tag, built=True, error=None)
+        record = self._record(spec.key(toolchain_id))
+        return EnvironmentState(tag=tag, built=False, error=record.error if record else None)
+
+    def ensure(
+        self, spec: EnvironmentSpec, progress: Progress = _quiet, retry: bool = False
+    ) -> str:
+        """The tag of the environment image, built now if missing.
+
+        A build that failed before fails again with its recorded error, unless `retry`:
+        a broken setup step is a property of the task, not worth a rebuild on every run.
+        """
+        toolchain = self._images.ensure(spec.language, progress)
+        toolchain_id = self._images.image_id(toolchain)
+        key = spec.key(toolchain_id)
+        tag = spec.tag(toolchain_id)
+        if self._images.find_id(tag):
+            return tag
+        with file_lock(self._settings.environments_dir / f"{key}.lock"):
+            if self._images.find_id(tag):
+                return tag
+            record = self._record(key)
+            if record is not None and record.error is not None and not retry:
+                raise EnvironmentBuildError(record.error)
+            try:
+                self._build(spec, toolchain, tag, progress)
+            except EnvironmentBuildError as exc:
+                self._write_record(EnvironmentRecord(key=key, tag=tag, error=str(exc)))
+                raise
+            self._write_record(EnvironmentRecord(key=key, tag=tag))
+        return tag
+
+    def _record_path(self, key: str) -> Path:
+        return self._settings.environments_dir / f"{key}.json"
+
+    def _record(self, key: str) -> EnvironmentRecord | None:
+        path = self._record_path(key)
+        if not path.is_file():
+            return None
+        return EnvironmentRecord.model_validate_json(path.read_text())
+
+    def _write_record(self, record: EnvironmentRecord) -> None:
+        path = self._record_path(record.key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(record.model_dump_json())
+        tmp.replace(path)
+
+    def _build(self, spec: EnvironmentSpec, toolchain: str, tag: str, progress: Progress) -> None:
+        settings = self._settings
+        ca = settings.build_ca_bundle
+        if ca is not None and not ca.is_file():
+            raise ImageError(f"ARENA_BUILD_CA_BUNDLE={ca} is not a file")
+        progress(f"checking out {spec.repo} at {spec.commit[:12]}")
+        run_dir, _ = self._workspaces.checkout(spec.repo, spec.commit)
+        mount = Path(tempfile.mkdtemp(dir=settings.runs_dir, prefix="build-"))
+        try:
+            if ca is not None:
+                shutil.copyfile(ca, mount / "ca.crt")
+            (mount / "bin").mkdir()
+            (mount / "bin" / "sudo").write_text(_SUDO_SHIM)
+            (mount / "bin" / "sudo").chmod(0o755)
+            os.chmod(mount, 0o755)
+            hand_to_uid(run_dir, sandbox_uid())
+            with contextlib.closing(self._start(toolchain, run_dir, mount, spec.budget_s())) as box:
+                self._run_in(box, spec, tag, progress)
+                progress(f"committing {tag}")
+                self._commit(box, spec, tag)
+        finally:
+            remove_tree(run_dir)
+            shutil.rmtree(mount, ignore_errors=True)
+
+    def _start(self, toolchain: str, run_dir: Path, mount: Path, budget_s: float) -> DockerSandbox:
+        settings = self._settings
+        limits = settings.limits
+        client = self._images.client
+        try:
+            container = client.containers.create(
+                toolchain,
+                # an orphan (its owner killed with SIGKILL) stops by itself
+                command=["sleep", str(int(budget_s) + 600)],
+                detach=True,
+                init=True,
+                network_mode=settings.build_network,
+                # mounts, not volumes: nothing of them may be declared in the committed image
+                mounts=[
+                    Mount(WORKSPACE, str(run_dir), type="bind"),
+                    Mount(BUILD_MOUNT, str(mount), type="bind", read_only=True),
+                ],
+                working_dir=WORKSPACE,
+                nano_cpus=int(min(limits.cpus, float(os.cpu_count() or 1)) * 1e9),
+                pids_limit=max(limits.pids, 1024),
+                labels={BUILD_LABEL: "1"},
+            )
+        except docker.errors.ImageNotFound as exc:
+            raise ImageError(f"toolchain image {toolchain} is missing") from exc
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"cannot create the environment build container: {exc}") from exc
+        box = DockerSandbox(client, container)
+        try:
+            container.start()
+        except BaseException as exc:
+            box.close()
+            if isinstance(exc, ENGINE_ERRORS):
+                raise ImageError(f"cannot start the environment build container: {exc}") from exc
+            raise
+        return box
+
+    def _build_env(self, language: str) -> dict[str, str]:
+        """Runtime variables minus the offline switches, plus the build's trust and proxies."""
+        env = {k: v for k, v in runtime_env(language).items() if k not in _OFFLINE_ONLY}
+        env["PATH"] = f"{env['PATH']}:{BUILD_MOUNT}/bin"
+        env |= {"HOME": "/root", "LANG": "C.UTF-8", "CI": "true"}
+        env["DEBIAN_FRONTEND"] = "noninteractive"
+        env |= self._settings.build_env
+        if self._settings.build_ca_bundle is not None:
+            env |= {name: BUILD_CA for name in _CA_VARIABLES}
+        return env
+
+    def _exec(
+        self,
+        box: DockerSandbox,
+        what: str,
+        command: str,
+        env: dict[str, str],
+        workdir: str = ".",
+        timeout_s: float = _COLLECT_TIMEOUT_S,
+    ) -> tuple[bool, str]:
+        done = box.exec(
+            command,
+            env=env,
+            workdir=posixpath.normpath(f"{WORKSPACE}/{workdir}"),
+            timeout_s=timeout_s,
+            max_output_bytes=self._settings.limits.max_output_bytes,
+        )
+        if done.timed_out:
+            raise EnvironmentBuildError(
+                f"{what} timed out after {timeout_s:.0f}s:\n{_tail(done.output)}"
+            )
+        return done.exit_code == 0, done.output
+
+    def _run_in(
+        self, box: DockerSandbox, spec: EnvironmentSpec, tag: str, progress: Progress
+    ) -> None:
+        language = spec.language
+        env = self._build_env(language)
+        pipeline = spec.pipeline
+        prepare = f"mkdir -p {CACHE_DIR} {WHEELHOUSE} {GOMODCACHE}\n" + _PREPARE.get(language, "")
+        ok, log = self._exec(box, "preparing the environment", prepare, env)
+        if not ok:
+            raise EnvironmentBuildError(f"{tag}: preparing the environment failed:\n{_tail(log)}")
+        for step in pipeline.setup:
+            progress(f"setup step {step.name!r}")
+            ok, log = self._exec(
+                box,
+                f"setup step {step.name!r}",
+                step.run,
+                {**env, **pipeline.env, **step.env},
+                step.workdir,
+                step.timeout_s,
+            )
+            if not ok and not step.continue_on_error:
+                raise EnvironmentBuildError(
+                    f"environment of {spec.repo} at {spec.commit[:12]}: setup step "
+                    f"{step.name!r} failed:\n{_tail(log)}"
+                )
+        if language in _COLLECT:
+            progress("keeping what offline runs need")
+            ok, log = self._exec(box, "collecting dependencies", _COLLECT[language], env)
+            if not ok:
+                raise EnvironmentBuildError(
+                    f"environment of {spec.repo} at {spec.commit[:12]}: collecting the "
+                    f"dependencies for offline runs failed:\n{_tail(log)}"
+                )
+        if language in _WARMED:
+            self._warm(box, language, pipeline.steps, pipeline.env, progress)
+        uid = sandbox_uid()
+        cleanup = f"rm -rf /root/.cache\nchown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}"
+        ok, log = self._exec(box, "cleaning up", cleanup, env)
+        if not ok:
+            raise EnvironmentBuildError(f"{tag}: cleaning up failed:\n{_tail(log)}")
+
+    def _warm(
+        self,
+        box: DockerSandbox,
+        language: str,
+        steps: tuple[Step, ...],
+        pipeline_env: dict[str, str],
+        progress: Progress,
+    ) -> None:
+        """Run the CI steps once at the base commit, offline settings on, for their caches.
+
+        Their verdict does not matter (tests may well fail before the fix); what stays is the
+        build cache, so a CI run recompiles only what its diffs touch.
+        """
+        env = {**self._build_env(language), **runtime_env(language), **pipeline_env}
+        env["HOME"] = "/root"
+        for step in steps:
+            progress(f"warming build caches: {step.name!r}")
+            ok, _ = self._exec(
+                box,
+                f"warm-up step {step.name!r}",
+                step.run,
+                {**env, **step.env},
+                step.workdir,
+                step.timeout_s,
+            )
+            if not ok and not step.continue_on_error:
+                break
+
+    def _commit(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
+        repository, _, version = tag.rpartition(":")
+        changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
+        changes += [
+            f'VOLUME ["{CACHE_DIR}"]',
+            f"ENV HOME={SANDBOX_HOME}",
+            f"WORKDIR {WORKSPACE}",
+            'CMD ["sleep", "infinity"]',
+        ]
+        try:
+            self._images.client.api.commit(
+                box.container_id,
+                repository=repository,
+                tag=version,
+                changes=changes,
+                conf={"Labels": {"arena.env": spec.language}},
+            )
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"committing {tag} failed: {exc}") from exc
