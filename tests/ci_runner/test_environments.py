@@ -1,0 +1,331 @@
+"""Environment images: setup once with network, then every CI run offline from the image."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import docker
+import docker.errors
+import pygit2
+import pytest
+
+from arena.ci import TaskCI
+from arena.tasks.schema import Language, Task
+from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
+from ci_runner.environments import (
+    BUILD_LABEL,
+    CACHE_DIR,
+    EnvironmentBuilder,
+    EnvironmentBuildError,
+    EnvironmentSpec,
+    runtime_env,
+)
+from ci_runner.images import ImageBuilder
+from ci_runner.workspace import Workspaces
+from tests.ci_runner.env_projects import (
+    GO_FILES,
+    GO_PIPELINE,
+    PYTHON_FILES,
+    RUST_PIPELINE,
+    compiled_crates,
+    python_pipeline,
+    rust_files,
+    rust_patch,
+)
+from tests.conftest import MakeRepo
+
+HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def _build_settings(cache_dir: Path) -> CISettings:
+    """This machine reaches PyPI only from the host network, through a TLS-intercepting proxy."""
+    settings = CISettings(cache_dir=cache_dir)
+    updates: dict[str, object] = {}
+    if "ARENA_BUILD_NETWORK" not in os.environ:
+        updates["build_network"] = "host"
+    if settings.build_ca_bundle is None and HOST_CA.is_file():
+        updates["build_ca_bundle"] = HOST_CA
+    return settings.model_copy(update=updates)
+
+
+@pytest.fixture(scope="module")
+def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
+    return _build_settings(tmp_path_factory.mktemp("env-cache"))
+
+
+@pytest.fixture(scope="module")
+def environments(
+    docker_client: docker.DockerClient, env_settings: CISettings
+) -> Iterator[EnvironmentBuilder]:
+    """The builder; every environment image this module made is removed afterwards."""
+    before = {i.id for i in docker_client.images.list(filters={"label": "arena.env"})}
+    yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
+    for image in docker_client.images.list(filters={"label": "arena.env"}):
+        if image.id not in before:
+            for tag in image.tags:
+                with contextlib.suppress(docker.errors.APIError):
+                    docker_client.images.remove(tag)
+
+
+@pytest.fixture(scope="module")
+def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> CIRunner:
+    return CIRunner(env_settings, docker_client)
+
+
+def builds_since(client: docker.DockerClient, since: float) -> int:
+    """Build containers created since `since` (the engine is shared: count only those)."""
+    events = client.events(
+        since=since,
+        until=int(time.time()) + 1,
+        filters={"type": "container", "event": "create", "label": BUILD_LABEL},
+        decode=True,
+    )
+    try:
+        return sum(1 for _ in events)
+    finally:
+        events.close()
+
+
+def _spec(repo: str, commit: str, language: str, pipeline: Pipeline) -> EnvironmentSpec:
+    return EnvironmentSpec(repo=repo, commit=commit, language=language, pipeline=pipeline)
+
+
+def _run(runner: CIRunner, spec: EnvironmentSpec, image: str, *diffs: str) -> CIRequest:
+    return CIRequest(
+        repo=spec.repo, commit=spec.commit, pipeline=spec.pipeline, image=image, diffs=diffs
+    )
+
+
+def test_checkout_files_carry_the_commit_time(tmp_path: Path, make_repo: MakeRepo) -> None:
+    repo, commit = make_repo({"src/a.c": "int a;\n", "b.txt": "b\n"})
+    workspaces = Workspaces(tmp_path / "mirrors", tmp_path / "runs")
+    run_dir, checkout = workspaces.checkout(repo, commit)
+    found = checkout[commit]
+    assert isinstance(found, pygit2.Commit)
+    when = found.commit_time
+    for path in ("src/a.c", "b.txt", "src"):
+        assert (run_dir / path).stat().st_mtime == when
+
+
+def test_the_tag_follows_everything_that_decides_the_image() -> None:
+    spec = _spec("/r", "a" * 40, "python", python_pipeline())
+    assert spec.tag("sha256:1") == spec.tag("sha256:1")
+    assert spec.tag("sha256:1").startswith("arena/env-python:")
+    changed = [
+        spec.model_copy(update={"commit": "b" * 40}),
+        spec.model_copy(update={"repo": "/other"}),
+        spec.model_copy(update={"pipeline": python_pipeline("pip install six iniconfig")}),
+    ]
+    assert len({spec.tag("sha256:1"), *(c.tag("sha256:1") for c in changed)}) == 4
+    assert spec.tag("sha256:1") != spec.tag("sha256:2")  # the toolchain image
+
+
+def test_offline_switches_are_on_in_runs_only() -> None:
+    assert runtime_env("python")["PIP_NO_INDEX"] == "1"
+    assert runtime_env("go")["GOPROXY"] == "off"
+    assert runtime_env("rust")["CARGO_NET_OFFLINE"] == "true"
+    assert runtime_env("rust")["CARGO_TARGET_DIR"].startswith(CACHE_DIR)
+
+
+def test_python_environment_built_once_then_runs_offline(
+    environments: EnvironmentBuilder,
+    env_runner: CIRunner,
+    docker_client: docker.DockerClient,
+    make_repo: MakeRepo,
+    env_settings: CISettings,
+) -> None:
+    repo, commit = make_repo(PYTHON_FILES)
+    spec = _spec(repo, commit, "python", python_pipeline())
+    tag = environments.ensure(spec)
+
+    since = time.time()
+    assert environments.ensure(spec) == tag  # reused: no container, no build
+    assert builds_since(docker_client, since) == 0
+
+    result = env_runner.run(_run(env_runner, spec, tag))
+    failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
+    assert result.status is CIStatus.PASSED, failed
+    assert result.tests == {"test_uses_six::test_text_type": "passed"}
+
+    rebuilt = environments.ensure(
+        spec.model_copy(update={"pipeline": python_pipeline("pip install six iniconfig")})
+    )
+    assert rebuilt != tag
+
+
+def _distinctive_ca_line(image: str) -> str | None:
+    """A line of the host's CA bundle that the image's own bundle lacks (the proxy's CA)."""
+    theirs = subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", image, "cat", str(HOST_CA)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    known = set(theirs)
+    extra = [
+        line
+        for line in HOST_CA.read_text().splitlines()
+        if len(line) == 64 and line not in known and "-" not in line
+    ]
+    return extra[len(extra) // 2] if extra else None
+
+
+@pytest.mark.skipif(not HOST_CA.is_file(), reason="no host CA bundle to trust during builds")
+def test_the_build_ca_bundle_is_not_left_in_the_image(
+    environments: EnvironmentBuilder, make_repo: MakeRepo, docker_client: docker.DockerClient
+) -> None:
+    repo, commit = make_repo(PYTHON_FILES)
+    spec = _spec(repo, commit, "python", python_pipeline())
+    tag = environments.ensure(spec)
+    config = docker_client.images.get(tag).attrs["Config"]
+    env_names = {entry.split("=", 1)[0] for entry in config["Env"]}
+    assert not env_names & {"PIP_CERT", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "HTTPS_PROXY"}
+    assert set(config["Volumes"]) == {CACHE_DIR}
+    line = _distinctive_ca_line(tag)
+    if line is None:
+        pytest.skip("the host's CA bundle adds nothing to Debian's")
+    found = subprocess.run(
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            tag,
+            "bash",
+            "-c",
+            f"ls -A /mnt; grep -rlF --exclude-dir=proc --exclude-dir=sys -e '{line}' / || true",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert found.strip() == "", found
+
+
+def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
+    environments: EnvironmentBuilder, docker_client: docker.DockerClient, make_repo: MakeRepo
+) -> None:
+    repo, commit = make_repo(PYTHON_FILES)
+    pipeline = python_pipeline("echo no-such-package-marker >&2; exit 3")
+    spec = _spec(repo, commit, "python", pipeline)
+    with pytest.raises(EnvironmentBuildError, match="setup step 'deps' failed") as first:
+        environments.ensure(spec)
+    assert "no-such-package-marker" in str(first.value)
+    state = environments.state(spec)
+    assert state is not None and not state.built and state.error == str(first.value)
+
+    since = time.time()
+    with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
+        environments.ensure(spec)  # the recorded failure, without another build
+    assert builds_since(docker_client, since) == 0
+    with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
+        environments.ensure(spec, retry=True)
+    assert builds_since(docker_client, since) == 1
+
+
+def test_go_runs_offline_from_the_module_cache(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    repo, commit = make_repo(GO_FILES)
+    spec = _spec(repo, commit, "go", GO_PIPELINE)
+    result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
+    assert result.status is CIStatus.PASSED, [s.log[-500:] for s in result.steps]
+    assert set(result.tests) == {
+        "example.com/shapes/area::TestSquare",
+        "example.com/shapes/perimeter::TestSquare",
+    }
+
+
+def test_a_warm_cargo_target_recompiles_only_the_patched_crate(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    repo, commit = make_repo(rust_files(functions=3))
+    spec = _spec(repo, commit, "rust", RUST_PIPELINE)
+    image = environments.ensure(spec)
+    result = env_runner.run(_run(env_runner, spec, image, rust_patch("delta")))
+    assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
+    test_log = next(s.log for s in result.steps if s.name == "test")
+    assert compiled_crates(test_log) == {"delta"}, test_log[:2000]
+    assert "sums_0" in " ".join(result.tests)
+
+    unpatched = env_runner.run(_run(env_runner, spec, image))
+    assert compiled_crates(next(s.log for s in unpatched.steps if s.name == "test")) == set()
+
+
+def test_taskci_runs_a_task_with_setup_steps_in_its_environment(
+    environments: EnvironmentBuilder,
+    env_runner: CIRunner,
+    docker_client: docker.DockerClient,
+    env_settings: CISettings,
+    make_repo: MakeRepo,
+) -> None:
+    repo, commit = make_repo(PYTHON_FILES)
+    pipeline = python_pipeline()
+    task = Task(
+        instance_id="six-1",
+        repo=repo,
+        base_commit=commit,
+        language=Language.PYTHON,
+        pipeline=pipeline,
+    )
+    ci = TaskCI(env_runner, ImageBuilder(docker_client, env_settings), None)
+    image = ci.image_for(task)
+    assert image == environments.ensure(_spec(repo, commit, "python", pipeline))
+    plain = task.model_copy(update={"pipeline": pipeline.model_copy(update={"setup": ()})})
+    assert ci.image_for(plain).startswith("arena/ci-python:")
+
+
+def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "ARENA_CACHE_DIR": str(settings.cache_dir),
+        "ARENA_BUILD_NETWORK": settings.build_network,
+        "COLUMNS": "250",
+    }
+    if settings.build_ca_bundle is not None:
+        env["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
+    return subprocess.run([ARENA, *args], capture_output=True, text=True, env=env, check=False)
+
+
+def test_build_env_and_list_show_each_tasks_environment(
+    environments: EnvironmentBuilder, env_settings: CISettings, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    repo, commit = make_repo(PYTHON_FILES)
+    good = python_pipeline()
+    bad = python_pipeline("echo cannot-install-marker; exit 1")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "instance_id": name,
+                    "repo": repo,
+                    "base_commit": commit,
+                    "language": "python",
+                    "pipeline": pipeline.model_dump(mode="json"),
+                }
+            )
+            + "\n"
+            for name, pipeline in (("good-1", good), ("bad-1", bad))
+        )
+    )
+    before = _arena(["tasks", "list", "--tasks", str(tasks)], env_settings)
+    assert before.returncode == 0, before.stderr
+    assert before.stdout.count("not built") == 2 and "not validated" in before.stdout
+
+    built = _arena(["tasks", "build-env", "--tasks", str(tasks)], env_settings)
+    assert built.returncode == 2, built.stdout + built.stderr
+    tag = environments.ensure(_spec(repo, commit, "python", good))
+    assert tag in built.stdout and "cannot-install-marker" in built.stdout
+
+    after = _arena(["tasks", "list", "--tasks", str(tasks)], env_settings)
+    assert tag in after.stdout and "build failed" in after.stdout, after.stdout
