@@ -65,7 +65,7 @@ GO_PIPELINE = Pipeline.model_validate(
     }
 )
 
-RUST_CRATES = ("alpha", "beta", "gamma", "delta")
+RUST_CRATES = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")
 
 
 def _rust_crate(name: str, functions: int) -> str:
