@@ -16,9 +16,12 @@ import shlex
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the test projects, uninstalled
 
 from rich.console import Console
 from rich.table import Table
