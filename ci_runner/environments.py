@@ -32,6 +32,13 @@ from ci_runner.images import SANDBOX_HOME, WORKSPACE, ImageBuilder
 from ci_runner.locks import file_lock
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.sandbox.docker import DockerSandbox, sandbox_uid
+from ci_runner.toolchains import (
+    REQUEST_FILES,
+    ToolchainChoice,
+    choose_toolchain,
+    relaxations,
+    requested_version,
+)
 from ci_runner.workspace import Workspaces, hand_to_uid, remove_tree, source_key
 
 Progress = Callable[[str], None]
@@ -207,11 +214,23 @@ class EnvironmentBuilder:
             return self._images.ensure(spec.language, progress)
         return self.ensure(spec, progress)
 
+    def toolchain_for(self, spec: EnvironmentSpec) -> ToolchainChoice:
+        """The suite whose toolchain the repo asks for (or the closest), with notes on any
+        deviation or relaxed constraint, read from the repo's files at the base commit."""
+        files = {
+            name: text
+            for name in REQUEST_FILES
+            if (text := self._workspaces.read_text(spec.repo, spec.commit, name)) is not None
+        }
+        choice = choose_toolchain(spec.language, requested_version(spec.language, files))
+        extra = relaxations(spec.language, choice, files)
+        return ToolchainChoice(choice.suite, choice.version, choice.notes + extra)
+
     def state(self, spec: EnvironmentSpec) -> EnvironmentState | None:
         """The environment's state, building nothing; None when the pipeline has no setup."""
         if not spec.pipeline.setup:
             return None
-        toolchain = self._images.find(spec.language)
+        toolchain = self._images.find(spec.language, self.toolchain_for(spec).suite)
         toolchain_id = self._images.find_id(toolchain) if toolchain else None
         if toolchain_id is None:
             return EnvironmentState(tag=None, built=False, error=None)
@@ -229,7 +248,8 @@ class EnvironmentBuilder:
         A build that failed before fails again with its recorded error, unless `retry`:
         a broken setup step is a property of the task, not worth a rebuild on every run.
         """
-        toolchain = self._images.ensure(spec.language, progress)
+        suite = self.toolchain_for(spec).suite
+        toolchain = self._images.ensure(spec.language, progress, suite=suite)
         toolchain_id = self._images.image_id(toolchain)
         key = spec.key(toolchain_id)
         tag = spec.tag(toolchain_id)

@@ -104,17 +104,26 @@ class ImageBuilder:
             raise ImageError(f"image {name} does not exist in the Docker engine")
         return found
 
-    def ensure_base(self, progress: Progress = _quiet) -> str:
-        name = self._settings.base_image
+    def base_name(self, suite: str | None = None) -> str:
+        """The base image of a Debian suite: the configured one for the default suite."""
+        if suite is None or suite == self._settings.debian_suite:
+            return self._settings.base_image
+        return f"arena/base:{suite}"
+
+    def ensure_base(self, progress: Progress = _quiet, suite: str | None = None) -> str:
+        """The base image's id; another suite than the default is bootstrapped on first use."""
+        name = self.base_name(suite)
+        suite = suite or self._settings.debian_suite
         found = self._image_id(name)
         if found:
             return found
-        with file_lock(self._settings.cache_dir / "locks" / "base-image.lock"):
+        lock = "base-image.lock" if name == self._settings.base_image else f"base-{suite}.lock"
+        with file_lock(self._settings.cache_dir / "locks" / lock):
             found = self._image_id(name)
             if found:
                 return found
             if name.startswith("arena/"):
-                self._bootstrap_base(name, progress)
+                self._bootstrap_base(name, suite, progress)
             else:
                 progress(f"pulling {name}")
                 try:
@@ -129,7 +138,7 @@ class ImageBuilder:
                 raise ImageError(f"base image {name} is still missing after building it")
             return built
 
-    def _bootstrap_base(self, name: str, progress: Progress) -> None:
+    def _bootstrap_base(self, name: str, suite: str, progress: Progress) -> None:
         if shutil.which("debootstrap") is None:
             raise ImageError(
                 f"base image {name} is missing and debootstrap is not installed "
@@ -142,12 +151,12 @@ class ImageBuilder:
         with tempfile.TemporaryDirectory(dir=work) as tmp:
             root = Path(tmp) / "root"
             tarball = Path(tmp) / "root.tar"
-            progress(f"debootstrap {self._settings.debian_suite} (minbase) for {name}")
+            progress(f"debootstrap {suite} (minbase) for {name}")
             _run(
                 [
                     "debootstrap",
                     "--variant=minbase",
-                    self._settings.debian_suite,
+                    suite,
                     str(root),
                     self._settings.debian_mirror,
                 ]
@@ -162,22 +171,30 @@ class ImageBuilder:
             except ENGINE_ERRORS as exc:
                 raise ImageError(f"docker import of {name} failed: {exc}") from exc
 
-    def find(self, language: str) -> str | None:
+    def find(self, language: str, suite: str | None = None) -> str | None:
         """The tag of the language's image if it is built; never builds anything."""
-        base_id = self._image_id(self._settings.base_image)
+        base = self.base_name(suite)
+        base_id = self._image_id(base)
         if base_id is None:
             return None
-        tag = recipe_for(language, self._settings.base_image).tag(base_id)
+        tag = recipe_for(language, base).tag(base_id)
         return tag if self._image_id(tag) else None
 
-    def ensure(self, language: str, progress: Progress = _quiet) -> str:
-        """The tag of the language's image, built now only if its recipe changed."""
-        base_id = self.ensure_base(progress)
-        recipe = recipe_for(language, self._settings.base_image)
+    def ensure(self, language: str, progress: Progress = _quiet, suite: str | None = None) -> str:
+        """The tag of the language's image (of `suite`, default the configured one), built now
+        only if its recipe changed."""
+        base_id = self.ensure_base(progress, suite)
+        base = self.base_name(suite)
+        recipe = recipe_for(language, base)
         tag = recipe.tag(base_id)
         if self._image_id(tag):
             return tag
-        with file_lock(self._settings.cache_dir / "locks" / f"image-{language}.lock"):
+        lock = (
+            f"image-{language}.lock"
+            if base == self._settings.base_image
+            else (f"image-{language}-{suite}.lock")
+        )
+        with file_lock(self._settings.cache_dir / "locks" / lock):
             if self._image_id(tag):
                 return tag
             progress(f"building {tag}")

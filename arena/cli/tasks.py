@@ -112,8 +112,9 @@ def _environment_state(task: Task, environments: EnvironmentBuilder | None) -> s
     state = environments.state(environment_spec(task))
     if state is None or state.tag is None:
         return "not built"
+    notes = "".join(f"\n[yellow]note[/]: {escape(n)}" for n in task.environment_notes)
     if state.built:
-        return state.tag
+        return state.tag + notes
     if state.error:
         first = state.error.splitlines()[0]
         return f"[red]build failed[/]: {escape(first)}"
@@ -170,11 +171,13 @@ def build_env(
     from ci_runner.engine import connect
 
     settings = CISettings()
-    rows: list[tuple[str, str]] = []
+    rows: list[tuple[str, str, str]] = []
+    failed = False
     with exit_on_errors():
         workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
         environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
         found = load_tasks(tasks, settings.cache_dir, workspaces)
+        updated: list[Task] = []
         with Progress(console=stderr, transient=True) as progress:
             bar = progress.add_task("environments", total=len(found))
             for task in found:
@@ -184,23 +187,30 @@ def build_env(
                     progress.update(bar, description=f"{name}: {line[:80]}")
 
                 show("deriving the pipeline")
+                notes = task.environment_notes
                 try:
                     derived = with_pipeline(task, workspaces)
                     if task.image or not derived.require_pipeline().setup:
-                        rows.append((name, "no setup steps: the toolchain image serves"))
+                        outcome = "toolchain image (no setup steps)"
                     else:
                         spec = environment_spec(derived)
-                        rows.append((name, environments.ensure(spec, show, retry=retry)))
+                        notes = environments.toolchain_for(spec).notes
+                        outcome = environments.ensure(spec, show, retry=retry)
                 except (EnvironmentBuildError, TaskError) as exc:
-                    rows.append((name, f"[red]failed[/]: {escape(str(exc))}"))
+                    failed = True
+                    outcome = f"[red]failed[/]: {escape(str(exc))}"
+                rows.append((name, outcome, escape("; ".join(notes))))
+                updated.append(task.model_copy(update={"environment_notes": notes}))
                 progress.advance(bar)
+        if tasks == "imported":  # the notes go with the task, for the website to show
+            write_jsonl(library_path(settings.cache_dir), updated)
     table = Table()
-    table.add_column("instance id")
-    table.add_column("environment")
+    for column in ("instance id", "environment", "notes"):
+        table.add_column(column)
     for row in rows:
         table.add_row(*row)
     Console().print(table)
-    if any("[red]failed[/]" in env for _, env in rows):
+    if failed:
         raise typer.Exit(BAD_INPUT)
 
 

@@ -149,6 +149,8 @@ class Task(BaseModel):
         default=(), description="every leg considered and every step decision, with why"
     )
     validation: Validation | None = None
+    # how the environment differs from what the job asks (toolchain version, relaxed constraints)
+    environment_notes: tuple[str, ...] = ()
 
     @field_validator("language", mode="before")
     @classmethod
