@@ -208,6 +208,10 @@ class EnvironmentBuilder:
         self._settings = images.settings
         self._workspaces = Workspaces(self._settings.mirrors_dir, self._settings.runs_dir)
 
+    @property
+    def images(self) -> ImageBuilder:
+        return self._images
+
     def image_for(self, spec: EnvironmentSpec, progress: Progress = _quiet) -> str:
         """The image a CI run of `spec` uses: its environment image when it has setup steps."""
         if not spec.pipeline.setup:

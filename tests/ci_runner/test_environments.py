@@ -18,6 +18,7 @@ import pytest
 
 from arena.ci import TaskCI
 from arena.tasks.schema import Language, Task
+from arena.tasks.validation import validate_task
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.environments import (
     BUILD_LABEL,
@@ -83,7 +84,7 @@ def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> 
 def builds_since(client: docker.DockerClient, since: float) -> int:
     """Build containers created since `since` (the engine is shared: count only those)."""
     events = client.events(
-        since=since,
+        since=int(since),
         until=int(time.time()) + 1,
         filters={"type": "container", "event": "create", "label": BUILD_LABEL},
         decode=True,
@@ -231,6 +232,21 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
         environments.ensure(spec, retry=True)
     assert builds_since(docker_client, since) == 1
 
+    # validation records the failure as the task's reason, without building again
+    task = Task(
+        instance_id="broken-setup",
+        repo=repo,
+        base_commit=commit,
+        language=Language.PYTHON,
+        pipeline=pipeline,
+        patch="diff --git a/x b/x\n",
+    )
+    ci = TaskCI(CIRunner(environments.images.settings), environments.images, None)
+    verdict = validate_task(task, ci)
+    assert not verdict.valid and verdict.reason is not None
+    assert verdict.reason.startswith("environment build failed") and "marker" in verdict.reason
+    assert builds_since(docker_client, since) == 1
+
 
 def test_go_runs_offline_from_the_module_cache(
     environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
@@ -329,3 +345,33 @@ def test_build_env_and_list_show_each_tasks_environment(
 
     after = _arena(["tasks", "list", "--tasks", str(tasks)], env_settings)
     assert tag in after.stdout and "build failed" in after.stdout, after.stdout
+
+
+def test_a_repo_asking_for_python_3_13_gets_trixies_toolchain(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    """The first run bootstraps arena/base:trixie (minutes); later runs reuse it."""
+    repo, commit = make_repo({**PYTHON_FILES, ".python-version": "3.13\n"})
+    pipeline = Pipeline.model_validate(
+        {
+            "setup": [{"name": "deps", "run": "pip install six"}],
+            "steps": [
+                {
+                    "name": "test",
+                    "run": "python -m pytest -q -p no:cacheprovider --junitxml=r.xml && python --version",
+                }
+            ],
+            "report": {"format": "junit", "path": "r.xml"},
+        }
+    )
+    spec = _spec(repo, commit, "python", pipeline)
+    choice = environments.toolchain_for(spec)
+    assert (choice.suite, choice.version, choice.notes) == ("trixie", "3.13", ())
+    result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
+    assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
+    assert "Python 3.13" in result.steps[-1].log
+
+    asks_312 = _spec(*make_repo({**PYTHON_FILES, ".python-version": "3.12\n"}), "python", pipeline)
+    assert environments.toolchain_for(asks_312).notes == (
+        ".python-version asks for python 3.12; runs on 3.13 (trixie)",
+    )
