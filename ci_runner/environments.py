@@ -54,7 +54,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "1"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "2"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -130,7 +130,12 @@ def runtime_env(language: str) -> dict[str, str]:
             "PATH": f"{CACHE_DIR}/cargo/bin:{SYSTEM_PATH}",
         }
     if language == "cpp":
-        return {"CCACHE_DIR": f"{CACHE_DIR}/ccache", "PATH": f"/usr/lib/ccache:{SYSTEM_PATH}"}
+        return {  # CMake through its launcher variables, plain make through PATH
+            "CCACHE_DIR": f"{CACHE_DIR}/ccache",
+            "CMAKE_C_COMPILER_LAUNCHER": "ccache",
+            "CMAKE_CXX_COMPILER_LAUNCHER": "ccache",
+            "PATH": f"/usr/lib/ccache:{SYSTEM_PATH}",
+        }
     raise ImageError(f"unknown language {language!r} for an environment image")
 
 

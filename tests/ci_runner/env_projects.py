@@ -128,3 +128,38 @@ def compiled_crates(log: str) -> set[str]:
         for line in log.splitlines()
         if line.strip().startswith("Compiling ") and len(line.split()) > 1
     }
+
+
+CPP_FILES = {
+    "CMakeLists.txt": (
+        "cmake_minimum_required(VERSION 3.16)\nproject(crc CXX)\nfind_package(ZLIB REQUIRED)\n"
+        "enable_testing()\nadd_library(crc crc.cpp)\ntarget_link_libraries(crc ZLIB::ZLIB)\n"
+        "add_executable(test_crc test_crc.cpp)\ntarget_link_libraries(test_crc crc)\n"
+        "add_test(NAME crc_of_hello COMMAND test_crc)\n"
+    ),
+    "crc.hpp": "#include <string>\nunsigned long crc_of(const std::string& s);\n",
+    "crc.cpp": (
+        '#include "crc.hpp"\n#include <zlib.h>\n\nunsigned long crc_of(const std::string& s) {\n'
+        "    return crc32(0L, reinterpret_cast<const Bytef*>(s.data()), s.size());\n}\n"
+    ),
+    "test_crc.cpp": (
+        '#include "crc.hpp"\n\nint main() { return crc_of("hello") == 0x3610a686UL ? 0 : 1; }\n'
+    ),
+}
+
+CPP_PIPELINE = Pipeline.model_validate(
+    {
+        "setup": [
+            {
+                "name": "apt",
+                "run": "sudo apt-get update -q && sudo apt-get install -y -q --no-install-recommends zlib1g-dev",
+            }
+        ],
+        "steps": [
+            {"name": "build", "run": "cmake -S . -B build && cmake --build build"},
+            {"name": "test", "run": "cd build && ctest --output-junit ../report.xml"},
+            {"name": "cache", "run": "ccache --show-stats"},
+        ],
+        "report": {"format": "junit", "path": "report.xml"},
+    }
+)

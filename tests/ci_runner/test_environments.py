@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -31,6 +32,8 @@ from ci_runner.environments import (
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_projects import (
+    CPP_FILES,
+    CPP_PIPELINE,
     GO_FILES,
     GO_PIPELINE,
     PYTHON_FILES,
@@ -375,3 +378,16 @@ def test_a_repo_asking_for_python_3_13_gets_trixies_toolchain(
     assert environments.toolchain_for(asks_312).notes == (
         ".python-version asks for python 3.12; runs on 3.13 (trixie)",
     )
+
+
+def test_cpp_gets_the_apt_packages_its_setup_installs_with_sudo(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    repo, commit = make_repo(CPP_FILES)
+    spec = _spec(repo, commit, "cpp", CPP_PIPELINE)
+    result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
+    assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
+    assert result.tests == {"crc_of_hello": "passed"}
+    stats = result.steps[-1].log
+    hits = re.search(r"Hits:\s+(\d+)", stats) or re.search(r"cache hit \(direct\)\s+(\d+)", stats)
+    assert hits is not None and int(hits.group(1)) >= 2, stats  # compiled at the base commit
