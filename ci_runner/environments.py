@@ -35,6 +35,7 @@ from ci_runner.sandbox.docker import DockerSandbox, sandbox_uid
 from ci_runner.toolchains import (
     REQUEST_FILES,
     ToolchainChoice,
+    ToolchainRequest,
     choose_toolchain,
     relaxations,
     requested_version,
@@ -155,6 +156,9 @@ class EnvironmentSpec(BaseModel):
     commit: str
     language: str
     pipeline: Pipeline
+    # the version the job itself asks for (its matrix python-version, go-version, ...);
+    # when None, the repo's own files decide (go.mod, rust-toolchain, .python-version, ...)
+    toolchain_request: str | None = None
 
     def key(self, toolchain_id: str) -> str:
         decisive = {
@@ -231,7 +235,12 @@ class EnvironmentBuilder:
             for name in REQUEST_FILES
             if (text := self._workspaces.read_text(spec.repo, spec.commit, name)) is not None
         }
-        choice = choose_toolchain(spec.language, requested_version(spec.language, files))
+        request = (
+            ToolchainRequest(spec.toolchain_request, "the job")
+            if spec.toolchain_request
+            else requested_version(spec.language, files)
+        )
+        choice = choose_toolchain(spec.language, request)
         extra = relaxations(spec.language, choice, files)
         return ToolchainChoice(choice.suite, choice.version, choice.notes + extra)
 

@@ -30,6 +30,7 @@ from ci_runner.environments import (
     runtime_env,
 )
 from ci_runner.images import ImageBuilder
+from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_projects import (
     CPP_FILES,
@@ -378,6 +379,8 @@ def test_a_repo_asking_for_python_3_13_gets_trixies_toolchain(
     assert environments.toolchain_for(asks_312).notes == (
         ".python-version asks for python 3.12; runs on 3.13 (trixie)",
     )
+    job_asks = spec.model_copy(update={"toolchain_request": "3.11"})  # the job outranks the repo
+    assert environments.toolchain_for(job_asks) == ToolchainChoice("bookworm", "3.11")
 
 
 def test_cpp_gets_the_apt_packages_its_setup_installs_with_sudo(
