@@ -115,6 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs of each (after a warm-up)")
     parser.add_argument("--functions", type=int, default=150, help="functions per Rust crate")
+    parser.add_argument("--only", choices=("overhead", "cache"), help="run one of the two")
     args = parser.parse_args()
     console = Console()
     scratch = Path(tempfile.mkdtemp(prefix="arena-bench-env-"))
@@ -132,69 +133,73 @@ def main() -> None:
     built: list[str] = []
     try:
         # (1) a validation run from an environment image against bare docker run
-        repo, commit = _repo(PYTHON_FILES, scratch, "py")
-        pipeline = python_pipeline()
-        spec = EnvironmentSpec(repo=repo, commit=commit, language="python", pipeline=pipeline)
-        with console.status("building the Python environment image"):
-            image = environments.ensure(spec)
-        built.append(image)
-        prepared, _ = workspaces.checkout(repo, commit)
-        request = CIRequest(repo=repo, commit=commit, pipeline=pipeline, image=image)
-        bare, ours = [], []
-        for attempt in range(args.runs + 1):
-            with console.status(f"python validation run {attempt}"):
-                b, o = time_bare(image, pipeline, prepared, scratch), time_run(runner, request)
-            if attempt:
-                bare.append(b)
-                ours.append(o)
-        b, o = statistics.median(bare), statistics.median(ours)
-        table.add_row(
-            "CI run from env image vs docker run",
-            f"{b:.2f}s",
-            f"{o:.2f}s",
-            f"{o / b:.2f}x",
-            "<= 1.2x",
-        )
+        if args.only in (None, "overhead"):
+            repo, commit = _repo(PYTHON_FILES, scratch, "py")
+            pipeline = python_pipeline()
+            spec = EnvironmentSpec(repo=repo, commit=commit, language="python", pipeline=pipeline)
+            with console.status("building the Python environment image"):
+                image = environments.ensure(spec)
+            built.append(image)
+            prepared, _ = workspaces.checkout(repo, commit)
+            request = CIRequest(repo=repo, commit=commit, pipeline=pipeline, image=image)
+            bare, ours = [], []
+            for attempt in range(args.runs + 1):
+                with console.status(f"python validation run {attempt}"):
+                    b, o = time_bare(image, pipeline, prepared, scratch), time_run(runner, request)
+                if attempt:
+                    bare.append(b)
+                    ours.append(o)
+            b, o = statistics.median(bare), statistics.median(ours)
+            table.add_row(
+                "CI run from env image vs docker run",
+                f"{b:.2f}s",
+                f"{o:.2f}s",
+                f"{o / b:.2f}x",
+                "<= 1.2x",
+            )
 
         # (2) a patched CI run with a warm cargo target against a cold one
-        repo, commit = _repo(rust_files(args.functions), scratch, "rs")
-        spec = EnvironmentSpec(repo=repo, commit=commit, language="rust", pipeline=RUST_PIPELINE)
-        with console.status("building the Rust environment image (warms the target dir)"):
-            warm_image = environments.ensure(spec)
-        built.append(warm_image)
-        cold_pipeline = RUST_PIPELINE.model_copy(
-            update={
-                "setup": (),
-                "steps": tuple(s for s in RUST_PIPELINE.steps if s.name == "test"),
-                "env": {**RUST_PIPELINE.env, "CARGO_NET_OFFLINE": "true"},
-            }
-        )
-        patch = (rust_patch("delta"),)
-        warm = CIRequest(
-            repo=repo, commit=commit, pipeline=RUST_PIPELINE, image=warm_image, diffs=patch
-        )
-        cold = CIRequest(
-            repo=repo,
-            commit=commit,
-            pipeline=cold_pipeline,
-            image=images.ensure("rust"),
-            diffs=patch,
-        )
-        colds, warms = [], []
-        for attempt in range(args.runs + 1):
-            with console.status(f"rust patched run {attempt}"):
-                c, w = time_run(runner, cold), time_run(runner, warm)
-            if attempt:
-                colds.append(c)
-                warms.append(w)
-        c, w = statistics.median(colds), statistics.median(warms)
-        table.add_row(
-            "patched Rust run: warm cache vs cold",
-            f"{c:.2f}s",
-            f"{w:.2f}s",
-            f"{w / c:.2f}x",
-            "<= 0.3x",
-        )
+        if args.only in (None, "cache"):
+            repo, commit = _repo(rust_files(args.functions), scratch, "rs")
+            spec = EnvironmentSpec(
+                repo=repo, commit=commit, language="rust", pipeline=RUST_PIPELINE
+            )
+            with console.status("building the Rust environment image (warms the target dir)"):
+                warm_image = environments.ensure(spec)
+            built.append(warm_image)
+            cold_pipeline = RUST_PIPELINE.model_copy(
+                update={
+                    "setup": (),
+                    "steps": tuple(s for s in RUST_PIPELINE.steps if s.name == "test"),
+                    "env": {**RUST_PIPELINE.env, "CARGO_NET_OFFLINE": "true"},
+                }
+            )
+            patch = (rust_patch("delta"),)
+            warm = CIRequest(
+                repo=repo, commit=commit, pipeline=RUST_PIPELINE, image=warm_image, diffs=patch
+            )
+            cold = CIRequest(
+                repo=repo,
+                commit=commit,
+                pipeline=cold_pipeline,
+                image=images.ensure("rust"),
+                diffs=patch,
+            )
+            colds, warms = [], []
+            for attempt in range(args.runs + 1):
+                with console.status(f"rust patched run {attempt}"):
+                    c, w = time_run(runner, cold), time_run(runner, warm)
+                if attempt:
+                    colds.append(c)
+                    warms.append(w)
+            c, w = statistics.median(colds), statistics.median(warms)
+            table.add_row(
+                "patched Rust run: warm cache vs cold",
+                f"{c:.2f}s",
+                f"{w:.2f}s",
+                f"{w / c:.2f}x",
+                "<= 0.3x",
+            )
     finally:
         for tag in built:
             subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
