@@ -121,7 +121,9 @@ def test_memory_hog_is_killed_and_reported_as_such(
     runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
 ) -> None:
     hog = "python3 -c 'blocks = [bytearray(64 * 1024 * 1024) for _ in range(64)]'"
-    result = _run(runner, images, make_repo, [{"name": "hog", "run": hog}], Limits(memory_mb=128))
+    # the container may hold memory_mb + disk_mb: the workspace's files live in memory
+    limits = Limits(memory_mb=128, disk_mb=64)
+    result = _run(runner, images, make_repo, [{"name": "hog", "run": hog}], limits)
     step = result.steps[0]  # type: ignore[attr-defined]
     assert step.oom_killed
     assert result.status is CIStatus.FAILED  # type: ignore[attr-defined]
