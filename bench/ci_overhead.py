@@ -3,9 +3,11 @@
 For one demo task per language: the same image, the same checkout with the same diffs
 applied, the same steps. The baseline gets its checkout ready-made (copied outside the
 timing) and runs every step in one `docker run --rm --network none`; `arena ci run`
-pays for everything: start-up, mirror, checkout, diffs, sandbox, report. Prints the
-median of several runs of each and their ratio (target: at most 1.25x). A third column
-times `CIRunner.run` in a warm process (as a worker runs it), without the CLI's start-up.
+pays for everything: start-up, mirror, checkout, diffs, sandbox (with its workspace
+copied in through the engine and the report copied out), report. Prints the median of
+several runs of each and their ratio (target: at most 1.25x). A third column times
+`CIRunner.run` in a warm process (as a worker runs it), without the CLI's start-up
+(target: geometric mean at most 1.10x).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ci_runner.engine import connect
 from ci_runner.images import ImageBuilder
 from ci_runner.patches import apply_diffs
 from ci_runner.sandbox.docker import sandbox_uid
-from ci_runner.workspace import Workspaces, hand_to_uid
+from ci_runner.workspace import Workspaces
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
@@ -51,6 +53,16 @@ def baseline_script(task: Task) -> str:
         command = f"cd /workspace/{step.workdir} && {exports} bash -eo pipefail -c {run}"
         lines.append(f"( {command} ) || true" if step.continue_on_error else f"( {command} )")
     return "\n".join(lines)
+
+
+def hand_to_uid(root: Path, uid: int) -> None:
+    """Let the container's user write the bind-mounted checkout (no-op unless we are root)."""
+    if os.geteuid() != 0:
+        return
+    os.lchown(root, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
 
 
 def time_baseline(task: Task, image: str, prepared: Path, scratch: Path) -> float:
@@ -189,9 +201,11 @@ def main() -> None:
         f"arena ci run: worst ratio {worst:.2f}x, geometric mean "
         f"{statistics.geometric_mean(ratios):.2f}x: {verdict} the 1.25x target"
     )
+    warm_mean = statistics.geometric_mean(warm_ratios)
+    warm_verdict = "[green]within[/]" if warm_mean <= 1.10 else "[red]over[/]"
     console.print(
         f"warm runner (no CLI start-up): worst ratio {max(warm_ratios):.2f}x, geometric mean "
-        f"{statistics.geometric_mean(warm_ratios):.2f}x"
+        f"{warm_mean:.2f}x: {warm_verdict} the 1.10x target"
     )
 
 

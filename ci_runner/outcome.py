@@ -6,6 +6,8 @@ from ci_runner.types import CIStatus, StepResult, TestOutcome
 def step_problem(step: StepResult, memory_mb: int) -> str | None:
     if step.skipped:
         return None
+    if step.sandbox_died:
+        return f"the sandbox stopped during step {step.name!r}: its own processes brought it down"
     if step.timed_out:
         return f"step {step.name!r} timed out after {step.duration_s:.1f}s and was killed"
     if step.oom_killed:
@@ -20,13 +22,17 @@ def overall_status(
     tests: dict[str, TestOutcome],
     report_error: str | None,
     memory_mb: int,
+    distrust: str | None = None,
 ) -> tuple[CIStatus, str | None]:
-    """passed only if every step succeeded, a report was read and no test failed.
+    """passed only if every step succeeded, a report was read and believed, and no test failed.
 
     A missing report after a failed step is a failure of the code under test (it did not
     build), while a missing report after clean steps is an error: the pipeline is wrong.
+    A report that contradicts the test runner (`distrust`) was forged by the code: failed.
     """
     problems = [p for p in (step_problem(s, memory_mb) for s in steps) if p]
+    if distrust:
+        problems.append(distrust)
     failing = sorted(t for t, o in tests.items() if o in (TestOutcome.FAILED, TestOutcome.ERROR))
     reasons = problems + ([report_error] if report_error else [])
     if failing:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import posixpath
 import time
 from collections.abc import Callable
@@ -11,17 +12,19 @@ import docker
 
 from ci_runner.config import CISettings
 from ci_runner.engine import connect
-from ci_runner.errors import PatchError, ReportError
+from ci_runner.errors import PatchError, ReportError, WorkspaceError
 from ci_runner.images import WORKSPACE
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, Step
-from ci_runner.reports import parse_report
+from ci_runner.reports import contradiction, parse_report, runner_summary
 from ci_runner.reports.console import parse_console
-from ci_runner.sandbox.base import Sandbox
-from ci_runner.sandbox.docker import DockerSandbox, sandbox_uid
+from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox.docker import DockerSandbox
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
-from ci_runner.workspace import Workspaces, hand_to_uid, read_inside, remove_tree
+from ci_runner.workspace import Workspaces, remove_tree
+
+log = logging.getLogger(__name__)
 
 StepCallback = Callable[[StepResult], None]
 
@@ -60,14 +63,24 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
-            hand_to_uid(run_dir, sandbox_uid())
-            with DockerSandbox.start(self.client, request.image, run_dir, limits) as sandbox:
+            with DockerSandbox.start(self.client, request.image, limits) as sandbox:
+                try:
+                    sandbox.write_tree(run_dir, WORKSPACE)
+                except SandboxFileError as exc:
+                    raise WorkspaceError(f"{exc} of {limits.disk_mb} MiB") from exc
+                _discard(run_dir)  # the sandbox has its own copy now
                 steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
-            # the sandbox is gone, so nothing can touch the workspace while we read the report
-            tests, report_error = self._collect_report(run_dir, request.pipeline, steps, limits)
+                tests, report_error = self._collect_report(sandbox, request.pipeline, steps, limits)
         finally:
-            remove_tree(run_dir)
-        status, error = overall_status(steps, tests, report_error, limits.memory_mb)
+            _discard(run_dir)
+        distrust = (
+            None
+            if report_error
+            else contradiction(
+                runner_summary((s.log, s.truncated) for s in steps if not s.skipped), tests
+            )
+        )
+        status, error = overall_status(steps, tests, report_error, limits.memory_mb, distrust)
         return CIResult(
             status=status,
             steps=steps,
@@ -98,7 +111,8 @@ class CIRunner:
             result = self._run_step(sandbox, pipeline, step, limits, max(remaining, 0.01))
             results.append(result)
             on_step(result)
-            if result.timed_out or (not result.succeeded and not step.continue_on_error):
+            gave_up = not result.succeeded and not step.continue_on_error
+            if result.timed_out or result.sandbox_died or gave_up:
                 stopped = True
         return tuple(results)
 
@@ -110,13 +124,18 @@ class CIRunner:
         limits: Limits,
         remaining: float,
     ) -> StepResult:
-        done = sandbox.exec(
-            step.run,
-            env={**pipeline.env, **step.env},
-            workdir=posixpath.normpath(f"{WORKSPACE}/{step.workdir}"),
-            timeout_s=min(step.timeout_s, remaining),
-            max_output_bytes=limits.max_output_bytes,
-        )
+        try:
+            done = sandbox.exec(
+                step.run,
+                env={**pipeline.env, **step.env},
+                workdir=posixpath.normpath(f"{WORKSPACE}/{step.workdir}"),
+                timeout_s=min(step.timeout_s, remaining),
+                max_output_bytes=limits.max_output_bytes,
+            )
+        except SandboxDied as exc:
+            return StepResult(
+                name=step.name, exit_code=None, duration_s=0.0, log=str(exc), sandbox_died=True
+            )
         return StepResult(
             name=step.name,
             exit_code=done.exit_code,
@@ -125,11 +144,12 @@ class CIRunner:
             truncated=done.truncated,
             timed_out=done.timed_out,
             oom_killed=done.oom_killed,
+            sandbox_died=done.sandbox_died,
         )
 
     def _collect_report(
         self,
-        run_dir: Path,
+        sandbox: Sandbox,
         pipeline: Pipeline,
         steps: tuple[StepResult, ...],
         limits: Limits,
@@ -137,14 +157,29 @@ class CIRunner:
         spec = pipeline.report
         try:
             if spec.path is not None:
-                data = read_inside(run_dir, spec.path, limits.max_report_bytes)
+                path = posixpath.join(WORKSPACE, spec.path)
+                try:
+                    data = sandbox.read_file(path, limits.max_report_bytes)
+                except SandboxFileError as exc:
+                    raise ReportError(f"test report: {exc}") from exc
             else:
                 step = next(s for s in steps if s.name == spec.step)
                 if step.skipped:
                     raise ReportError(f"report step {spec.step!r} did not run")
                 data = step.log.encode()
-            return parse_report(spec.format, data), None
+            return parse_report(spec.format, data, limits.max_tests), None
         except ReportError as exc:
             # a wrapped runner (tox, make, a script) may hide the report: read the logs
             console = parse_console("\n".join(s.log for s in steps if not s.skipped))
             return (console, None) if console else ({}, str(exc))
+
+
+def _discard(run_dir: Path) -> None:
+    """Remove a run directory; a failure is logged, never put in place of the run's result.
+
+    What is left is removed by `arena ci sweep` once this process is gone.
+    """
+    try:
+        remove_tree(run_dir)
+    except OSError as exc:
+        log.warning("cannot remove run directory %s (arena ci sweep will): %s", run_dir, exc)

@@ -28,13 +28,15 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cpus: float = Field(default=2.0, gt=0)
+    cpus: float = Field(default=2.0, gt=0, description="at most all but one of the host's CPUs")
     memory_mb: int = Field(default=2048, ge=64)
     pids: int = Field(default=512, ge=16)
     tmpfs_mb: int = Field(default=512, ge=16)
     run_timeout_s: float = Field(default=1800, gt=0)
     max_output_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_report_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    disk_mb: int = Field(default=2048, ge=16, description="size of the workspace (in memory)")
+    max_tests: int = Field(default=100_000, ge=1, description="tests one report may name")
 
 
 class CIRequest(BaseModel):
@@ -61,6 +63,7 @@ class StepResult(BaseModel):
     timed_out: bool = False
     oom_killed: bool = False
     skipped: bool = False
+    sandbox_died: bool = False
 
     @property
     def succeeded(self) -> bool:

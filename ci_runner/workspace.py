@@ -6,13 +6,16 @@ import hashlib
 import os
 import shutil
 import stat
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pygit2
 
-from ci_runner.errors import ReportError, WorkspaceError
+from ci_runner.errors import WorkspaceError
 from ci_runner.locks import file_lock
+from ci_runner.owners import pid_alive
 
 
 def source_key(source: str) -> str:
@@ -118,16 +121,28 @@ class Workspaces:
         return files
 
     def checkout(self, source: str, commit: str) -> tuple[Path, pygit2.Repository]:
-        """A fresh directory holding `commit` of `source`, with a .git of its own."""
+        """A fresh directory holding `commit` of `source`, with a .git of its own.
+
+        The .git holds that commit and its history only, fetched as a pack (so no file is
+        shared with the mirror): no branch, tag or object from later commits, which would
+        let the code under test read the upstream fix.
+        """
         mirror = self.mirror(source, commit)
         found = _find_commit(mirror, commit)
         assert found is not None  # mirror() guarantees it
         self._runs_dir.mkdir(parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(dir=self._runs_dir, prefix="run-"))
+        run_dir = Path(tempfile.mkdtemp(dir=self._runs_dir, prefix=f"run-{os.getpid()}-"))
         try:
-            repo = pygit2.clone_repository(str(mirror.path), str(run_dir / ".git"), bare=True)
-            repo.config["core.bare"] = False
-            repo = pygit2.Repository(str(run_dir))
+            repo = pygit2.init_repository(str(run_dir))
+            _git(
+                run_dir,
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                str(mirror.path),
+                str(found.id),
+            )
             repo.checkout_tree(  # type: ignore[no-untyped-call]
                 repo[found.id], strategy=pygit2.enums.CheckoutStrategy.FORCE
             )
@@ -140,6 +155,25 @@ class Workspaces:
             remove_tree(run_dir)
             raise
         return run_dir, repo
+
+
+def _git(cwd: Path, *args: str) -> None:
+    """Run git with no user or system config, so nothing on the host changes its behaviour."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+        "LC_ALL": "C",
+    }
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+        )
+    except OSError as exc:
+        raise WorkspaceError(f"cannot run git ({exc}); install git") from exc
+    if done.returncode != 0:
+        raise WorkspaceError(f"git {args[0]} failed: {done.stderr.strip()[-2000:]}")
 
 
 _FILE_MODES = (pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE)
@@ -168,63 +202,80 @@ def stamp_times(root: Path, when: int) -> None:
             os.utime(os.path.join(dirpath, name), (when, when), follow_symlinks=False)
 
 
+def remove_tree(root: Path) -> None:
+    """Delete a directory tree of any depth and any permissions, without following symlinks.
+
+    Iterative and relative to one open directory at a time, so neither a 1,500-level tree
+    (recursion, PATH_MAX) nor a directory left unreadable stops it.
+    """
+    try:
+        info = os.lstat(root)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(root)
+        return
+    os.chmod(root, stat.S_IRWXU)
+    names: list[str] = []  # the path from root down to the directory `fd` is open on
+    fd = os.open(root, _DIRECTORY_FLAGS)
+    try:
+        while True:
+            child = _empty_but_subdirectory(fd)
+            if child is not None:
+                os.chmod(child, stat.S_IRWXU, dir_fd=fd)
+                below = os.open(child, _DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd, names = below, [*names, child]
+                continue
+            if not names:
+                break
+            above = os.open("..", _DIRECTORY_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = above
+            os.rmdir(names.pop(), dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(root)
+
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty_but_subdirectory(fd: int) -> str | None:
+    """Unlink every non-directory in the directory open on `fd`; return one subdirectory."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name
+            os.unlink(entry.name, dir_fd=fd)
+    return None
+
+
+def sweep_run_dirs(runs_dir: Path, *, max_age_s: float | None = None) -> list[Path]:
+    """Remove run directories whose owning process is gone (or older than `max_age_s`)."""
+    removed: list[Path] = []
+    if not runs_dir.is_dir():
+        return removed
+    for path in sorted(runs_dir.glob("run-*")):
+        owner = path.name.split("-")[1]
+        orphan = not (owner.isdigit() and pid_alive(int(owner)))
+        try:
+            stale = max_age_s is not None and time.time() - path.lstat().st_mtime > max_age_s
+        except FileNotFoundError:
+            continue
+        if orphan or stale:
+            remove_tree(path)
+            removed.append(path)
+    return removed
+
+
 def hand_to_uid(root: Path, uid: int) -> None:
-    """Let the sandbox user write its checkout (no-op unless we are root)."""
+    """Let a build container's sandbox user write a fresh checkout (no-op unless we are root).
+
+    Safe since checkouts share no file with the mirror (fetched as a pack)."""
     if os.geteuid() != 0:
         return
     os.lchown(root, uid, uid)
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             os.lchown(os.path.join(dirpath, name), uid, uid)
-
-
-def remove_tree(root: Path) -> None:
-    """Delete a run directory even where sandboxed code left it unreadable."""
-
-    def make_writable(func: object, path: str, _: object) -> None:
-        parent = os.path.dirname(path)
-        os.chmod(parent, stat.S_IRWXU)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, stat.S_IRWXU)
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.unlink(path)
-
-    if root.exists():
-        shutil.rmtree(root, onerror=make_writable)
-
-
-def read_inside(root: Path, relative: str, max_bytes: int) -> bytes:
-    """Read a regular file under `root` without following any symlink sandboxed code planted."""
-    parts = [p for p in Path(relative).parts if p not in ("", ".")]
-    if not parts or ".." in parts:
-        raise ReportError(f"report path {relative!r} is not inside the workspace")
-    nofollow = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for part in parts[:-1]:
-            try:
-                next_fd = os.open(part, nofollow | os.O_DIRECTORY, dir_fd=fd)
-            except FileNotFoundError as exc:
-                raise ReportError(f"no test report at {relative}") from exc
-            except OSError as exc:
-                raise ReportError(
-                    f"report path {relative}: {part} is not a plain directory"
-                ) from exc
-            os.close(fd)
-            fd = next_fd
-        try:
-            file_fd = os.open(parts[-1], nofollow | os.O_NONBLOCK, dir_fd=fd)
-        except FileNotFoundError as exc:
-            raise ReportError(f"no test report at {relative}") from exc
-        except OSError as exc:
-            raise ReportError(f"report {relative} is not a regular file ({exc.strerror})") from exc
-        with os.fdopen(file_fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ReportError(f"report {relative} is not a regular file")
-            if info.st_size > max_bytes:
-                raise ReportError(f"report {relative} is {info.st_size} bytes, over {max_bytes}")
-            return handle.read(max_bytes + 1)[:max_bytes]
-    finally:
-        os.close(fd)

@@ -18,7 +18,7 @@ from ci_runner.diff_text import MAX_DIFF_BYTES
 from ci_runner.environments import EnvironmentBuilder
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox import sweep_orphans
-from ci_runner.workspace import Workspaces
+from ci_runner.workspace import Workspaces, sweep_run_dirs
 
 app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
 
@@ -115,10 +115,17 @@ def images(
 @app.command("sweep")
 def sweep(
     older_than: Annotated[
-        float | None, typer.Option(help="also remove any sandbox older than this many seconds")
+        float | None,
+        typer.Option(help="also remove any sandbox or run directory older than this many seconds"),
     ] = None,
 ) -> None:
-    """Remove sandbox containers left behind by runs that died."""
+    """Remove sandbox containers and run directories left behind by runs that died."""
     with exit_on_errors():
-        removed = sweep_orphans(CIRunner(CISettings()).client, max_age_s=older_than)
+        settings = CISettings()
+        removed = sweep_orphans(CIRunner(settings).client, max_age_s=older_than)
+        dirs = sweep_run_dirs(settings.runs_dir, max_age_s=older_than)
     print(f"removed {len(removed)} container(s)" + (": " + ", ".join(removed) if removed else ""))
+    print(
+        f"removed {len(dirs)} run directory(ies)"
+        + (": " + ", ".join(d.name for d in dirs) if dirs else "")
+    )

@@ -7,6 +7,7 @@ from ci_runner.reports.gojson import parse_go_json
 from ci_runner.reports.junit import parse_junit
 from ci_runner.reports.libtest import parse_libtest
 from ci_runner.reports.outcomes import Outcomes
+from ci_runner.reports.summaries import RunnerSummary, contradiction, runner_summary
 
 _PARSERS = {
     ReportFormat.JUNIT: parse_junit,
@@ -16,14 +17,19 @@ _PARSERS = {
 }
 
 
-def parse_report(report_format: ReportFormat, data: bytes) -> Outcomes:
-    """Parse a report; an empty or unreadable one is a ReportError, never an empty pass."""
+def parse_report(report_format: ReportFormat, data: bytes, max_tests: int = 100_000) -> Outcomes:
+    """Parse a report; an empty, unreadable or oversized one is a ReportError, never a pass."""
     if not data.strip():
         raise ReportError(f"the {report_format.value} report is empty")
     outcomes = _PARSERS[report_format](data)
     if not outcomes:
         raise ReportError(f"the {report_format.value} report names no tests")
+    if len(outcomes) > max_tests:
+        raise ReportError(
+            f"the {report_format.value} report names {len(outcomes)} tests, over the limit of "
+            f"{max_tests}"
+        )
     return outcomes
 
 
-__all__ = ["Outcomes", "parse_report"]
+__all__ = ["Outcomes", "RunnerSummary", "contradiction", "parse_report", "runner_summary"]

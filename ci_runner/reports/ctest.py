@@ -3,13 +3,12 @@
 import re
 
 from ci_runner.reports.junit import case_id, case_outcome, junit_root
+from ci_runner.reports.lines import report_lines
 from ci_runner.reports.outcomes import Outcomes, record
 from ci_runner.types import TestOutcome
 
-_LINE = re.compile(
-    r"^\s*\d+/\d+\s+Test\s+#\d+:\s+(?P<name>\S+)\s+\.*\s*(?P<verdict>\*{0,3}[A-Za-z][^\d]*?)\s+[\d.]+\s+sec",
-    re.MULTILINE,
-)
+# "  1/12 Test  #3: name ......   Passed    0.01 sec": bounded counts, no nested repetition
+_START = re.compile(r"\d{1,9}/\d{1,9} +Test +#\d{1,9}: +")
 _STATUS = {
     "run": TestOutcome.PASSED,
     "fail": TestOutcome.FAILED,
@@ -29,6 +28,19 @@ def _verdict(text: str) -> TestOutcome:
     return TestOutcome.ERROR  # Timeout, Exception: SegFault, ...
 
 
+def _console_line(line: str) -> tuple[str, TestOutcome] | None:
+    stripped = line.strip()
+    start = _START.match(stripped)
+    if start is None or not stripped.endswith(" sec"):
+        return None
+    name, _, rest = stripped[start.end() :].partition(" ")
+    body, _, seconds = rest[: -len(" sec")].rstrip().rpartition(" ")
+    verdict = body.lstrip(" .")
+    if not name or not verdict or not seconds.replace(".", "", 1).isdigit():
+        return None
+    return name, _verdict(verdict)
+
+
 def parse_ctest(data: bytes) -> Outcomes:
     outcomes: Outcomes = {}
     if data.lstrip().startswith(b"<"):
@@ -39,6 +51,7 @@ def parse_ctest(data: bytes) -> Outcomes:
                 outcome = _STATUS[status]
             record(outcomes, case_id(case), outcome)
         return outcomes
-    for match in _LINE.finditer(data.decode("utf-8", errors="replace")):
-        record(outcomes, match["name"], _verdict(match["verdict"]))
+    for line in report_lines(data):
+        if (found := _console_line(line)) is not None:
+            record(outcomes, *found)
     return outcomes

@@ -1,4 +1,4 @@
-"""`go test -json` event streams (test2json)."""
+"""`go test -json` event streams (test2json); events of the wrong shape are skipped."""
 
 import json
 
@@ -20,12 +20,14 @@ def parse_go_json(data: bytes) -> Outcomes:
             continue  # build errors and other plain text share the stream
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # bad JSON, 5,000-digit numbers, deep nesting
             continue
-        if not isinstance(event, dict) or "Action" not in event:
+        if not isinstance(event, dict) or not isinstance(event.get("Action"), str):
+            continue
+        package, test, action = event.get("Package", ""), event.get("Test"), event["Action"]
+        if not isinstance(package, str) or not isinstance(test, str | None):
             continue
         events += 1
-        package, test, action = event.get("Package", ""), event.get("Test"), event["Action"]
         if not test:
             if action == "fail":
                 failed_packages.add(package)
@@ -40,7 +42,8 @@ def parse_go_json(data: bytes) -> Outcomes:
         raise ReportError("the go-json report holds no `go test -json` events")
     for test_id in started:  # ran but never finished: a panic or a timeout
         record(outcomes, test_id, TestOutcome.ERROR)
+    tested = {t.partition("::")[0] for t in outcomes if "::" in t}
     for package in failed_packages:
-        if not any(t.startswith(f"{package}::") for t in outcomes):
+        if package not in tested:
             record(outcomes, f"{package}::(package)", TestOutcome.ERROR)
     return outcomes

@@ -1,5 +1,6 @@
-"""Merging outcomes of a test id seen more than once: the worst one stands."""
+"""Recording outcomes: ids cleaned of control characters; of a test seen twice, the worst stands."""
 
+from ci_runner.text import clean_text
 from ci_runner.types import TestOutcome
 
 Outcomes = dict[str, TestOutcome]
@@ -13,6 +14,7 @@ _SEVERITY = {
 
 
 def record(outcomes: Outcomes, test_id: str, outcome: TestOutcome) -> None:
+    test_id = clean_text(test_id)
     known = outcomes.get(test_id)
     if known is None or _SEVERITY[outcome] > _SEVERITY[known]:
         outcomes[test_id] = outcome

@@ -7,11 +7,15 @@ import os
 import socket
 import subprocess
 import threading
+from pathlib import Path
 
 import docker
+import pygit2
 import pytest
 
 from ci_runner import CIRequest, CIRunner, CIStatus, Limits, Pipeline
+from ci_runner.sandbox.docker import DockerSandbox, sandbox_cpus
+from ci_runner.workspace import remove_tree
 from tests.conftest import MakeRepo
 
 pytestmark = pytest.mark.usefixtures("no_containers_left")
@@ -121,7 +125,9 @@ def test_memory_hog_is_killed_and_reported_as_such(
     runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
 ) -> None:
     hog = "python3 -c 'blocks = [bytearray(64 * 1024 * 1024) for _ in range(64)]'"
-    result = _run(runner, images, make_repo, [{"name": "hog", "run": hog}], Limits(memory_mb=128))
+    # the container may hold memory_mb + disk_mb: the workspace's files live in memory
+    limits = Limits(memory_mb=128, disk_mb=64)
+    result = _run(runner, images, make_repo, [{"name": "hog", "run": hog}], limits)
     step = result.steps[0]  # type: ignore[attr-defined]
     assert step.oom_killed
     assert result.status is CIStatus.FAILED  # type: ignore[attr-defined]
@@ -209,3 +215,216 @@ def test_report_symlink_to_a_host_file_is_not_followed(
     assert result.status is CIStatus.ERROR  # type: ignore[attr-defined]
     assert "not a regular file" in result.error  # type: ignore[attr-defined]
     assert result.tests == {}  # type: ignore[attr-defined]
+
+
+def _add_later_commit(repo_path: str, base: str, files: dict[str, str]) -> str:
+    """A commit after `base` on the repo's branch (the upstream fix the sandbox must not see)."""
+    repo = pygit2.Repository(repo_path)
+    builder = repo.TreeBuilder(repo[base].peel(pygit2.Commit).tree)
+    for name, text in files.items():
+        builder.insert(name, repo.create_blob(text.encode()), pygit2.enums.FileMode.BLOB)
+    signature = pygit2.Signature("Upstream", "up@arena.invalid", 1_800_000_000, 0)
+    branch = repo.head.name
+    oid = repo.create_commit(branch, signature, signature, "the fix", builder.write(), [base])
+    repo.create_tag("v2", oid, pygit2.enums.ObjectType.COMMIT, signature, "release")
+    return str(oid)
+
+
+def test_checkout_holds_no_future_commit_ref_or_object(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    repo, base = make_repo(FILES)
+    runner._workspaces.mirror(repo, base)  # the mirror exists before the fix lands
+    future = _add_later_commit(repo, base, {"FIX.txt": "the-upstream-fix\n"})
+    runner._workspaces.mirror(repo, future)  # ... and then holds it, as after another task
+    probe = (
+        "git log --all --oneline | wc -l; git for-each-ref; "
+        f"git cat-file -e {future} && echo FUTURE-OBJECT; "
+        "git log --all -p | grep -c the-upstream-fix || true; "
+        "grep -r the-upstream-fix .git && echo FUTURE-BYTES || true"
+    )
+    pipeline = Pipeline.model_validate(
+        {"steps": [{"name": "peek", "run": probe}], "report": {"format": "junit", "path": "r.xml"}}
+    )
+    result = runner.run(
+        CIRequest(repo=repo, commit=base, pipeline=pipeline, image=images["python"])
+    )
+    log = result.steps[0].log
+    assert log.split() == ["1", "0"], log  # one commit, no ref, no trace of the fix
+
+
+def test_sandbox_cannot_poison_the_mirror(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    vandal = (
+        "chmod -R u+w .git; find .git/objects -type f | while read -r f; do echo junk > $f; done"
+    )
+    repo, commit = make_repo(FILES)
+    pipeline = Pipeline.model_validate(
+        {"steps": [{"name": "vandal", "run": vandal}], "report": {"format": "junit", "path": "r"}}
+    )
+    request = CIRequest(repo=repo, commit=commit, pipeline=pipeline, image=images["python"])
+    runner.run(request)
+    mirror = pygit2.Repository(str(runner._workspaces.mirror_path(repo)))
+    assert mirror[commit].peel(pygit2.Commit).tree is not None  # still readable
+    again = runner.run(
+        request.model_copy(
+            update={
+                "pipeline": Pipeline.model_validate(
+                    {
+                        "steps": [{"name": "ok", "run": "git cat-file -e HEAD && echo INTACT"}],
+                        "report": {"format": "junit", "path": "r"},
+                    }
+                )
+            }
+        )
+    )
+    assert "INTACT" in again.steps[0].log
+
+
+def test_workspace_is_capped_by_disk_mb_and_mounted_nosuid_nodev(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    script = (
+        "grep ' /workspace ' /proc/mounts; "
+        "head -c 200000000 /dev/zero > big || echo WRITE-FAILED; du -sm big"
+    )
+    result = _run(runner, images, make_repo, [{"name": "fill", "run": script}], Limits(disk_mb=64))
+    log = result.steps[0].log  # type: ignore[attr-defined]
+    mount = next(line for line in log.splitlines() if " /workspace " in line)
+    assert "nosuid" in mount and "nodev" in mount, mount
+    assert "No space left on device" in log and "WRITE-FAILED" in log, log
+    assert int(log.split()[-2]) <= 64
+
+
+def test_a_1500_level_tree_does_not_lose_the_result(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    deep = (
+        "python3 -c \"import os\nfor _ in range(1500): os.mkdir('d'); os.chdir('d')\n"
+        "os.chmod('.', 0)\""
+    )
+    result = _run(runner, images, make_repo, [{"name": "deep", "run": deep}])
+    assert result.steps[0].exit_code == 0  # type: ignore[attr-defined]
+    assert result.status is CIStatus.ERROR  # type: ignore[attr-defined]  # no report, clean steps
+    assert list(runner._workspaces._runs_dir.glob(f"run-{os.getpid()}-*")) == []
+
+
+def test_remove_tree_handles_any_depth_and_permissions(tmp_path: Path) -> None:
+    root = tmp_path / "run-x"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for level in range(1500):  # 1,500 levels of 100 characters: far past PATH_MAX
+            name = "d" * 100
+            os.mkdir(name, dir_fd=fd)
+            below = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            if level % 300 == 299:
+                os.fchmod(fd, 0o500)  # a parent left unwritable
+            os.close(fd)
+            fd = below
+        with open(os.open("file", os.O_WRONLY | os.O_CREAT, 0o000, dir_fd=fd), "w") as handle:
+            handle.write("x")
+        os.fchmod(fd, 0)
+    finally:
+        os.close(fd)
+    remove_tree(root)
+    assert not root.exists()
+
+
+def test_atexit_hook_rewriting_the_report_cannot_turn_a_failure_into_a_pass(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    conftest = (
+        "import atexit, os\n"
+        "def _forge():\n"
+        "    with open('report.xml', 'w') as f:\n"
+        '        f.write(\'<testsuite><testcase classname="test_it" name="test_ok"/></testsuite>\')\n'
+        "    os._exit(0)\n"
+        "atexit.register(_forge)\n"
+    )
+    repo, commit = make_repo(
+        {"conftest.py": conftest, "test_it.py": "def test_ok():\n    assert False\n"}
+    )
+    pipeline = Pipeline.model_validate(
+        {
+            "steps": [
+                {
+                    "name": "test",
+                    "run": "python3 -m pytest -q -p no:cacheprovider --junitxml=report.xml",
+                }
+            ],
+            "report": {"format": "junit", "path": "report.xml"},
+        }
+    )
+    result = runner.run(
+        CIRequest(repo=repo, commit=commit, pipeline=pipeline, image=images["python"])
+    )
+    assert result.steps[0].exit_code == 0  # the hook did exit 0
+    assert result.tests == {"test_it::test_ok": "passed"}  # and did rewrite the report
+    assert result.status is CIStatus.FAILED
+    assert "report contradicts the test runner" in (result.error or "")
+
+
+def test_a_daemon_of_one_step_is_dead_before_the_next(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    steps = [
+        {
+            "name": "plant",
+            "run": "nohup bash -c 'sleep 1; touch daemon-was-here' >/dev/null 2>&1 &",
+        },
+        {"name": "look", "run": "sleep 2; ls; test ! -e daemon-was-here && echo NO-DAEMON"},
+    ]
+    result = _run(runner, images, make_repo, steps)
+    assert "NO-DAEMON" in result.steps[1].log, result.steps[1].log  # type: ignore[attr-defined]
+
+
+def test_killing_everything_is_the_codes_failure_not_an_infrastructure_fault(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    steps = [
+        {"name": "kill", "run": "kill -9 -1 1 || true; sleep 1"},
+        {"name": "after", "run": "echo STILL-HERE"},
+    ]
+    result = _run(runner, images, make_repo, steps)
+    assert "STILL-HERE" in result.steps[1].log  # type: ignore[attr-defined]
+
+
+def test_pid_1_output_does_not_reach_the_engine_log(
+    docker_client: docker.DockerClient, images: dict[str, str]
+) -> None:
+    with DockerSandbox.start(docker_client, images["python"], Limits()) as sandbox:
+        done = sandbox.exec(
+            "(echo FLOOD > /proc/1/fd/1) 2>/dev/null || (echo FLOOD > /proc/1/fd/2) 2>/dev/null || true",
+            env={},
+            workdir="/workspace",
+            timeout_s=30,
+            max_output_bytes=4096,
+        )
+        assert done.exit_code == 0
+        container = docker_client.containers.get(sandbox.container_id)
+        assert container.attrs["HostConfig"]["LogConfig"]["Type"] == "none"
+
+
+def test_io_uring_and_namespaces_are_refused(
+    runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
+) -> None:
+    probe = (
+        "import ctypes, errno\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "params = ctypes.create_string_buffer(120)\n"
+        "fd = libc.syscall(425, 4, params)\n"  # io_uring_setup on x86_64
+        "print('IO_URING', fd, errno.errorcode.get(ctypes.get_errno()))\n"
+    )
+    script = f"python3 - <<'EOF'\n{probe}EOF\nunshare -r true && echo UNSHARED || echo NO-UNSHARE"
+    result = _run(runner, images, make_repo, [{"name": "probe", "run": script}])
+    log = result.steps[0].log  # type: ignore[attr-defined]
+    assert "IO_URING -1 EPERM" in log, log
+    assert "NO-UNSHARE" in log, log
+
+
+def test_default_cpus_leave_the_host_a_core() -> None:
+    assert sandbox_cpus(Limits(), 2) < 2
+    assert sandbox_cpus(Limits(), 1) < 1
+    assert sandbox_cpus(Limits(cpus=0.5), 8) == 0.5

@@ -1,14 +1,17 @@
-"""Orphaned sandboxes (their owner died) are swept; live ones are left alone."""
+"""Orphaned sandboxes and run directories (their owner died) are swept; live ones left alone."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
+from pathlib import Path
 
 import docker
 
 from ci_runner.sandbox.docker import LABEL, sweep_orphans
+from ci_runner.workspace import sweep_run_dirs
 
 
 def test_sweep_removes_containers_whose_owner_is_gone(
@@ -41,3 +44,18 @@ def test_sweep_removes_containers_whose_owner_is_gone(
         for container in (orphan, live):
             with contextlib.suppress(docker.errors.NotFound):
                 container.remove(force=True)
+
+
+def test_sweep_removes_run_directories_whose_owner_is_gone(tmp_path: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    runs = tmp_path / "runs"
+    orphan = runs / f"run-{dead.pid}-abc"
+    live = runs / f"run-{os.getpid()}-def"
+    for run in (orphan, live):
+        (run / "deep" / "er").mkdir(parents=True)
+        (run / "deep" / "er" / "file").write_text("x")
+    (orphan / "deep").chmod(0)  # left unreadable by the code under test
+    assert sweep_run_dirs(runs) == [orphan]
+    assert not orphan.exists() and live.exists()
+    assert sweep_run_dirs(runs, max_age_s=-1) == [live]  # older than "any age" goes too
