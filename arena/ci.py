@@ -25,6 +25,7 @@ def environment_spec(task: Task) -> EnvironmentSpec:
         commit=task.base_commit,
         language=task.language.value,
         pipeline=task.require_pipeline(),
+        toolchain_request=task.toolchain_request,
     )
 
 

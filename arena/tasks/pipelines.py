@@ -41,5 +41,6 @@ def with_pipeline(task: Task, workspaces: Workspaces) -> Task:
             "skipped_actions": derived.skipped_actions,
             "ci_job": f"{derived.leg} @ {derived.workflow_file}",
             "workflow_notes": derived.notes,
+            "toolchain_request": derived.toolchain_request,
         }
     )

@@ -145,6 +145,9 @@ class Task(BaseModel):
     pass_to_pass: tuple[str, ...] = Field(default=(), alias="PASS_TO_PASS")
     skipped_actions: tuple[str, ...] = ()
     ci_job: str | None = Field(default=None, description="the job leg the pipeline came from")
+    toolchain_request: str | None = Field(
+        default=None, description="the toolchain version the job asks for (setup action, matrix)"
+    )
     workflow_notes: tuple[str, ...] = Field(
         default=(), description="every leg considered and every step decision, with why"
     )
@@ -215,7 +218,16 @@ class Task(BaseModel):
         validation rules included (VALIDATION_RULES), so a stored verdict never outlives them."""
         decisive = self.model_dump(
             mode="json",
-            include={"repo", "base_commit", "pipeline", "image", "patch", "test_patch", "language"},
+            include={
+                "repo",
+                "base_commit",
+                "pipeline",
+                "image",
+                "patch",
+                "test_patch",
+                "language",
+                "toolchain_request",
+            },
         )
         decisive["validation_rules"] = VALIDATION_RULES
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]

@@ -61,6 +61,7 @@ class DerivedPipeline:
     workflow_file: str
     leg: str
     notes: tuple[str, ...]
+    toolchain_request: str | None = None  # the toolchain version the job asks for
 
 
 def _no_file(_: str) -> str | None:
@@ -196,7 +197,22 @@ def derive_pipeline(
         workflow_file=leg.workflow,
         leg=leg.display_name,
         notes=tuple(notes),
+        toolchain_request=steps.toolchain_request or _matrix_version(leg.matrix),
     )
+
+
+_MATRIX_VERSIONS = ("python-version", "python", "go-version", "go", "rust", "toolchain")
+
+
+def _matrix_version(matrix: dict[str, Any]) -> str | None:
+    """A version the matrix names when no setup action says it (e.g. `matrix.python`)."""
+    for key in _MATRIX_VERSIONS:
+        value = matrix.get(key)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            text = str(value).strip()
+            if text[:1].isdigit() or text in ("stable", "nightly", "beta"):
+                return text
+    return None
 
 
 def _through_last_test(steps: LegSteps, notes: list[str]) -> tuple[list[Step], list[Step]]:

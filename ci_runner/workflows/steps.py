@@ -51,6 +51,7 @@ class LegSteps:
     order: list[str] = field(default_factory=list)  # every step name, setup or not, in order
     skipped_actions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    toolchain_request: str | None = None  # the version a setup action asks for
 
 
 def _mapping(block: Any, contexts: dict[str, Any], what: str) -> dict[str, str]:
@@ -182,9 +183,31 @@ def _note_action(uses: str, raw: dict[str, Any], contexts: dict[str, Any], out: 
                 shown.append(f"{key}=(not known)")
         detail = f" with {', '.join(shown)}" if shown else ""
         out.notes.append(f"uses {uses}{detail}: provided by the image")
+        requested = _requested_version(uses, inputs or {}, contexts)
+        if requested is not None and out.toolchain_request is None:
+            out.toolchain_request = requested
     else:
         out.skipped_actions.append(uses)
         out.notes.append(f"uses {uses}: skipped (cannot run offline)")
+
+
+_VERSION_INPUTS = ("python-version", "go-version", "toolchain")
+
+
+def _requested_version(uses: str, inputs: dict[str, Any], contexts: dict[str, Any]) -> str | None:
+    """The toolchain version a setup action is asked for (`python-version: 3.12`,
+    `go-version`, dtolnay/rust-toolchain's `toolchain` input or its `@1.70` ref)."""
+    for key in _VERSION_INPUTS:
+        if key in inputs:
+            try:
+                value = interpolate(to_text(inputs[key]), contexts).strip()
+            except (Unsupported, ExpressionError):
+                return None
+            return value or None
+    action, _, ref = uses.partition("@")
+    if action == "dtolnay/rust-toolchain" and ref[:1].isdigit():
+        return ref
+    return None
 
 
 def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> None:

@@ -269,3 +269,27 @@ jobs:
     notes = "\n".join(derived.notes)
     assert "step 'Windows only' dropped: runs in shell 'pwsh', not bash" in notes
     assert "the job's services (postgres) is not provided" in notes
+
+
+def test_the_toolchain_version_the_job_asks_for_is_kept() -> None:
+    derived = derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("ubuntu-latest (3.12)", PATH)], "python")
+    assert derived.toolchain_request == "3.12"  # setup-python's input, from the matrix
+    matrix_only = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    strategy: {matrix: {go: ['1.22']}}
+    steps:
+      - run: go test ./...
+"""
+    assert derive_pipeline({"w.yml": matrix_only}, ["test"], "go").toolchain_request == "1.22"
+    pinned_rust = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: dtolnay/rust-toolchain@1.70
+      - run: cargo test
+"""
+    assert derive_pipeline({"w.yml": pinned_rust}, ["test"], "rust").toolchain_request == "1.70"
+    assert derive_pipeline({"w.yml": GO_WORKFLOW}, ["build"], "go").toolchain_request is None
