@@ -13,11 +13,12 @@ import redis
 from arena.match import Arena, PreparedTask
 from arena.players.base import Player
 from arena.players.baselines import BASELINES
-from arena.players.openai import OpenAIModel
+from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelSpec, ReplayModel, build_player
 from arena.store.ci_runs import StoredCI
 from arena.store.matches import load_task
 from arena.store.pool import Pool, open_pool
+from arena.store.secrets import KeyBox, SecretKeyError
 from arena.store.settings import ServiceSettings
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
@@ -76,15 +77,27 @@ class Services:
             if name not in self._players:
                 with self.pool.connection() as conn:
                     row = conn.execute(
-                        "SELECT spec FROM models WHERE name = %s", (name,)
+                        "SELECT spec, api_key_enc FROM models WHERE name = %s", (name,)
                     ).fetchone()
                 if row is None:
                     raise LookupError(f"no model {name!r} in the store")
                 spec = model_spec(name, row["spec"])
                 limit = spec.max_concurrency if isinstance(spec, OpenAIModel) else None
                 models = {} if spec is None else {name: spec}
-                self._players[name] = (build_player(name, models, os.environ), limit)
+                player: Player
+                if isinstance(spec, OpenAIModel) and row["api_key_enc"] is not None:
+                    player = OpenAIPlayer(spec, self._key_box().open(row["api_key_enc"]))
+                else:
+                    player = build_player(name, models, os.environ)
+                self._players[name] = (player, limit)
             return self._players[name]
+
+    def _key_box(self) -> KeyBox:
+        """API keys registered through the API are stored encrypted under ARENA_SECRET_KEY."""
+        secret = self.settings.secret_key
+        if secret is None:
+            raise SecretKeyError("a model has a stored API key but ARENA_SECRET_KEY is not set")
+        return KeyBox(secret.get_secret_value())
 
     def prepared(self, task_id: int) -> PreparedTask:
         """Validation and the gold run come from the store; retrieval from the local cache."""

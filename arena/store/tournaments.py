@@ -21,6 +21,7 @@ def create_tournament(
     models: Mapping[str, dict[str, Any]],
     tasks: Sequence[Task],
     tasks_spec: str,
+    settings: Mapping[str, Any] | None = None,
 ) -> int:
     """One transaction: the models, the tasks (reused by fingerprint), every match and round.
 
@@ -35,8 +36,9 @@ def create_tournament(
                 (name, Jsonb(spec)),
             )
         row = conn.execute(
-            "INSERT INTO tournaments (models, tasks_spec) VALUES (%s, %s) RETURNING id",
-            (names, tasks_spec),
+            "INSERT INTO tournaments (models, tasks_spec, settings) VALUES (%s, %s, %s)"
+            " RETURNING id",
+            (names, tasks_spec, Jsonb(dict(settings or {}))),
         ).fetchone()
         assert row is not None
         tournament_id = int(row["id"])
