@@ -25,7 +25,7 @@ def producer(settings: ServiceSettings) -> Celery:
     return app
 
 
-def enqueue(app: Celery, name: str, args: tuple[int, ...], queue: str) -> bool:
+def enqueue(app: Celery, name: str, args: tuple[int | str, ...], queue: str) -> bool:
     """False when the broker did not take it (the state in PostgreSQL is what counts)."""
     try:
         app.send_task(name, args=args, queue=queue)

@@ -271,6 +271,18 @@ def ratings(tournament_id: int) -> None:
         complete_tournament(s.pool, tournament_id)
 
 
+@app.task(name="arena.window_ratings", queue=Queue.CONTROL.value)
+def window_ratings(tournament_id: int, created_after: str) -> None:
+    """The leaderboard over tasks opened after a day (contamination views), asked for by the
+    API on first read; 0 stands for all tournaments."""
+    s = services()
+    scope = tournament_id or None
+    matches = finished_results(s.pool, scope, created_after)
+    board = snapshots(matches, s.settings.ratings_bootstrap)[:1]
+    rows = [("created_after", created_after, count, r) for _, _, count, r in board]
+    store_snapshots(s.pool, scope, rows or [("created_after", created_after, 0, [])])
+
+
 def reconcile_once(s: Services) -> None:
     """Re-enqueue what a lost message or a dead worker left behind; finish what is over."""
     for tournament_id in tournaments_to_reconcile(s.pool, s.settings.reconcile_s * 0.8):

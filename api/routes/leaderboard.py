@@ -75,7 +75,7 @@ def get_leaderboard(
     snapshot = latest_snapshot(s.pool, tournament, scope, value)
     if snapshot is None:
         if scope == "created_after":
-            enqueue(s.queue, "arena.window_ratings", (tournament or 0, value), "control")  # type: ignore[arg-type]
+            enqueue(s.queue, "arena.window_ratings", (tournament or 0, value), "control")
         return Leaderboard(
             scope=scope, scope_value=value, tournament=tournament, computed_at=None,
             match_count=0, rows=[],
