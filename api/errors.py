@@ -7,7 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from psycopg import OperationalError
+from psycopg import DataError, OperationalError
 from psycopg_pool import PoolTimeout
 
 from api.schemas.common import ErrorBody, ErrorItem
@@ -55,6 +55,17 @@ def install(app: FastAPI) -> None:
             for err in exc.errors()
         ]
         return JSONResponse(_body(items), status_code=422)
+
+    @app.exception_handler(DataError)
+    @app.exception_handler(UnicodeEncodeError)
+    async def _unstorable(_: Request, exc: Exception) -> JSONResponse:
+        """PostgreSQL keeps no NUL character and no lone UTF-16 surrogate in text."""
+        item = ErrorItem(
+            loc=["body"],
+            msg="text holds characters that cannot be stored (NUL or lone surrogates)",
+            type="value_error",
+        )
+        return JSONResponse(_body([item]), status_code=422)
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(PoolTimeout)

@@ -43,5 +43,7 @@ def client(api_settings: ApiSettings, ci_settings: CISettings) -> Iterator[TestC
 def demo_jsonl(cache_dir: Path, ids: list[str] | None = None) -> str:
     from arena.tasks.demo import demo_tasks
 
-    chosen = [t for t in demo_tasks(cache_dir / "demo-repos") if ids is None or t.instance_id in ids]
+    chosen = [
+        t for t in demo_tasks(cache_dir / "demo-repos") if ids is None or t.instance_id in ids
+    ]
     return "".join(t.model_dump_json() + "\n" for t in chosen)

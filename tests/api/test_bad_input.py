@@ -51,7 +51,9 @@ def test_tournaments_refuse_unknown_models_and_tasks_and_lone_models(client: Tes
         return answer.status_code, detail
 
     code, detail = start({"models": ["oracle"]})
-    assert code == 422 and detail["loc"] == ["body", "models"] and "at least 2" in str(detail["msg"])
+    assert (
+        code == 422 and detail["loc"] == ["body", "models"] and "at least 2" in str(detail["msg"])
+    )
     code, detail = start({"models": ["oracle", "ghost"]})
     assert code == 422 and detail["loc"] == ["body", "models"] and "ghost" in str(detail["msg"])
     code, detail = start({"models": ["oracle", "oracle"]})
