@@ -14,8 +14,8 @@ from api.main import create_app
 from arena.store.migrate import migrate
 from ci_runner import CISettings
 from tests.store.conftest import database_url, postgres  # noqa: F401 (fixtures)
-from tests.workers.conftest import broker  # noqa: F401 (fixture)
 from tests.store.servers import Redis
+from tests.workers.conftest import broker  # noqa: F401 (fixture)
 
 TOKEN = "admin-token-for-tests"
 SECRET = "secret-key-for-tests"

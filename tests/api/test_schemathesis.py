@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
-from schemathesis.checks import positive_data_acceptance
 from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import positive_data_acceptance
 
 from api.core.config import ApiSettings
 from api.main import create_app
