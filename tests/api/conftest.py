@@ -15,7 +15,7 @@ from arena.store.migrate import migrate
 from ci_runner import CISettings
 from tests.store.conftest import database_url, postgres  # noqa: F401 (fixtures)
 from tests.store.servers import Redis
-from tests.workers.conftest import broker  # noqa: F401 (fixture)
+from tests.workers.conftest import broker, service_env, workers  # noqa: F401 (fixtures)
 
 TOKEN = "admin-token-for-tests"
 SECRET = "secret-key-for-tests"
