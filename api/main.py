@@ -44,7 +44,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        pool = open_pool(settings.database_url, max_size=12)
+        pool = open_pool(settings.database_url, max_size=12, autocommit=True)
         ensure_baselines(pool)
         secret = settings.secret_key.get_secret_value() if settings.secret_key else None
         app.state.services = Services(

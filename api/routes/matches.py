@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
-from psycopg.rows import DictRow
 
 from api.deps import PoolDep
 from api.errors import not_found
@@ -26,7 +26,7 @@ router = APIRouter(prefix="/matches", tags=["matches"])
 _FACTS = ("patch_applies", "patch_correct", "tests_valid", "tests_catch")
 
 
-def _summary(row: DictRow) -> MatchSummary:
+def _summary(row: Mapping[str, Any]) -> MatchSummary:
     return MatchSummary.model_validate(dict(row))
 
 
@@ -55,7 +55,7 @@ def list_matches(
     return MatchPage(matches=[_summary(r) for r in rows], total=total, limit=limit, offset=offset)
 
 
-def _cost(row: DictRow) -> float | None:
+def _cost(row: Mapping[str, Any]) -> float | None:
     if row["price_input"] is None and row["price_output"] is None:
         return None
     cost: float = (
@@ -65,7 +65,7 @@ def _cost(row: DictRow) -> float | None:
     return cost
 
 
-def _answer(row: DictRow) -> AnswerEvidence:
+def _answer(row: Mapping[str, Any]) -> AnswerEvidence:
     given: dict[str, Any] = row["answer"]
     return AnswerEvidence(
         role=row["role"],
@@ -81,7 +81,7 @@ def _answer(row: DictRow) -> AnswerEvidence:
     )
 
 
-def _round(row: DictRow, answers: list[AnswerEvidence]) -> RoundEvidence:
+def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEvidence:
     record: dict[str, Any] = row["record"] or {}
     role = row["winner"]
     winner = {"submitter": row["submitter"], "reviewer": row["reviewer"]}.get(role, role)

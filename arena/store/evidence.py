@@ -117,35 +117,38 @@ def list_matches(
 
 @dataclass(frozen=True)
 class MatchEvidence:
-    match: DictRow
+    match: dict[str, Any]
     task: dict[str, Any]
     validation: dict[str, Any] | None
-    rounds: list[DictRow]
-    answers: list[DictRow]  # with each model's prices, for the cost
+    rounds: list[dict[str, Any]]
+    answers: list[dict[str, Any]]  # with each model's prices, for the cost
 
 
 def match_evidence(pool: Pool, match_id: int) -> MatchEvidence | None:
+    """One query (one round trip): a match page is the API's most frequent heavy read."""
     with pool.connection() as conn:
-        match = conn.execute(_MATCH + " WHERE m.id = %s", (match_id,)).fetchone()
-        if match is None:
-            return None
-        task = conn.execute(
-            "SELECT t.task, t.validation FROM matches m JOIN tasks t ON t.id = m.task_id"
-            " WHERE m.id = %s",
+        row = conn.execute(
+            "SELECT m.id, m.tournament_id, t.instance_id AS task, t.language, t.kind, m.a, m.b,"
+            " m.status, m.score, m.result, m.reason, m.created_at, m.finished_at,"
+            " t.task AS task_record, t.validation,"
+            " (SELECT coalesce(json_agg(json_build_object('idx', r.idx,"
+            "    'submitter', r.submitter, 'reviewer', r.reviewer, 'record', r.record,"
+            "    'winner', r.winner, 'finished_at', r.finished_at) ORDER BY r.idx), '[]')"
+            "  FROM rounds r WHERE r.match_id = m.id) AS rounds,"
+            " (SELECT coalesce(json_agg(json_build_object('idx', r.idx, 'role', a.role,"
+            "    'model', a.model, 'answer', a.answer, 'latency_s', a.latency_s,"
+            "    'prompt_tokens', a.prompt_tokens, 'completion_tokens', a.completion_tokens,"
+            "    'price_input', md.price_input, 'price_output', md.price_output)"
+            "    ORDER BY r.idx, a.role DESC), '[]')"
+            "  FROM answers a JOIN rounds r ON r.id = a.round_id"
+            "  LEFT JOIN models md ON md.name = a.model WHERE r.match_id = m.id) AS answers"
+            " FROM matches m JOIN tasks t ON t.id = m.task_id WHERE m.id = %s",
             (match_id,),
         ).fetchone()
-        rounds = conn.execute(
-            "SELECT idx, submitter, reviewer, record, winner, finished_at FROM rounds"
-            " WHERE match_id = %s ORDER BY idx",
-            (match_id,),
-        ).fetchall()
-        answers = conn.execute(
-            "SELECT r.idx, a.role, a.model, a.answer, a.latency_s, a.prompt_tokens,"
-            " a.completion_tokens, a.created_at, md.price_input, md.price_output"
-            " FROM answers a JOIN rounds r ON r.id = a.round_id"
-            " LEFT JOIN models md ON md.name = a.model"
-            " WHERE r.match_id = %s ORDER BY r.idx, a.role DESC",
-            (match_id,),
-        ).fetchall()
-    assert task is not None
-    return MatchEvidence(match, task["task"], task["validation"], rounds, answers)
+    if row is None:
+        return None
+    match = {k: v for k, v in row.items() if k not in ("task_record", "validation", "rounds",
+                                                       "answers")}  # fmt: skip
+    return MatchEvidence(
+        match, row["task_record"], row["validation"], row["rounds"], row["answers"]
+    )
