@@ -28,7 +28,7 @@ class Services:
     pool: Pool
     queue: Celery
     keys: KeyBox | None
-    usage_cache: TtlCache[dict[str, DictRow]]
+    price_cache: TtlCache[dict[str, tuple[float | None, float | None]]]
     matrix_cache: TtlCache[list[DictRow]]
 
 

@@ -17,8 +17,9 @@ from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix
 from api.schemas.tasks import Kind
+from arena.store.models import model_prices
 from arena.store.snapshots import latest_snapshot
-from arena.store.standings import iter_results, model_usage, pair_tallies
+from arena.store.standings import iter_results, pair_tallies
 from arena.tasks.schema import Language
 
 router = APIRouter(tags=["leaderboard"])
@@ -80,16 +81,10 @@ def get_leaderboard(
             scope=scope, scope_value=value, tournament=tournament, computed_at=None,
             match_count=0, rows=[],
         )  # fmt: skip
-    usage_key = (tournament, language, kind)
-    usage = s.usage_cache.get(
-        usage_key,
-        lambda: model_usage(s.pool, tournament, None if language is None else language.value, kind),
-    )
+    prices = s.price_cache.get("prices", lambda: model_prices(s.pool))
     rows = []
     for r in snapshot["rows"]:
-        used = usage.get(r["model"])
-        cost = None if used is None or used["cost"] is None else float(used["cost"])
-        latency = None if used is None else float(used["latency_s"])
+        cost, latency = _cost_and_latency(r.get("usage"), prices.get(r["model"]))
         if scope == "role":
             assert role is not None
             rows.append(LeaderboardRow(
@@ -109,6 +104,21 @@ def get_leaderboard(
         match_count=snapshot["match_count"],
         rows=rows,
     )
+
+
+def _cost_and_latency(
+    used: dict[str, float] | None, price: tuple[float | None, float | None] | None
+) -> tuple[float | None, float | None]:
+    """Stored token counts x the model's current price per million; mean answer latency."""
+    if used is None:
+        return None, None
+    cost = None
+    if price is not None and price != (None, None):
+        cost = (
+            used["prompt_tokens"] * (price[0] or 0.0)
+            + used["completion_tokens"] * (price[1] or 0.0)
+        ) / 1e6
+    return cost, used["latency_s"]
 
 
 def _fields(row: dict[str, Any]) -> dict[str, Any]:

@@ -116,3 +116,10 @@ def retire_model(pool: Pool, name: str) -> DictRow:
             "UPDATE models SET retired_at = coalesce(retired_at, now()) WHERE name = %s", (name,)
         )
     return get_model(pool, name)
+
+
+def model_prices(pool: Pool) -> dict[str, tuple[float | None, float | None]]:
+    """Per model: price per million input and output tokens (None: not priced)."""
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT name, price_input, price_output FROM models").fetchall()
+    return {r["name"]: (r["price_input"], r["price_output"]) for r in rows}

@@ -1,4 +1,4 @@
-"""Aggregates beside the rating snapshots: cost and latency per model, pair tallies, results."""
+"""Aggregates beside the rating snapshots: head-to-head tallies, and every result streamed."""
 
 from __future__ import annotations
 
@@ -18,27 +18,6 @@ _SCOPE = (
 
 def _scope(tournament_id: int | None, language: str | None, kind: str | None) -> dict[str, Any]:
     return {"t": tournament_id, "lang": language, "kind": kind}
-
-
-def model_usage(
-    pool: Pool, tournament_id: int | None, language: str | None, kind: str | None
-) -> dict[str, DictRow]:
-    """Per model: answers, mean latency (s) and cost (tokens x the model's price per million)."""
-    with pool.connection() as conn:
-        rows = conn.execute(
-            "SELECT a.model, count(*) AS answers, avg(a.latency_s) AS latency_s,"
-            " sum(a.prompt_tokens) AS prompt_tokens,"
-            " sum(a.completion_tokens) AS completion_tokens,"
-            " CASE WHEN md.price_input IS NULL AND md.price_output IS NULL THEN NULL ELSE"
-            "  (sum(a.prompt_tokens) * coalesce(md.price_input, 0)"
-            "   + sum(a.completion_tokens) * coalesce(md.price_output, 0)) / 1e6 END AS cost"
-            " FROM answers a JOIN rounds r ON r.id = a.round_id"
-            " JOIN matches m ON m.id = r.match_id JOIN tasks tk ON tk.id = m.task_id"
-            " LEFT JOIN models md ON md.name = a.model"
-            " WHERE" + _SCOPE + " GROUP BY a.model, md.price_input, md.price_output",
-            _scope(tournament_id, language, kind),
-        ).fetchall()
-    return {r["model"]: r for r in rows}
 
 
 def pair_tallies(
