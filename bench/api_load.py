@@ -8,6 +8,8 @@ request was due, so a stalled server cannot hide its queue) and then as fast as 
 connections go, for the leaderboard and for match pages (random ids).
 
 Targets at 200 requests per second: leaderboard p99 < 50 ms, match page p99 < 100 ms.
+Beside the latencies: the server's CPU milliseconds per request, and the machine's load
+average during the run (latency tails on a shared 2-core machine follow the load).
 
 Run: python bench/api_load.py [--matches N] [--rate R] [--seconds S]
 """
@@ -265,6 +267,12 @@ async def _load(url: str, paths: list[str], rate: float, seconds: float) -> dict
     }
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds the server process has used (user + system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def load_process(url: str, paths: list[str], rate: float, seconds: float) -> dict[str, float]:
     """The load runs in a second process, so the server keeps its own cores' worth of GIL."""
     out = subprocess.run(
@@ -336,7 +344,10 @@ def main() -> None:
             rows = []
             for name, paths in pages.items():
                 load_process(base, paths, args.rate, 3)  # warm up
+                before, load_before = _cpu_s(server.pid), os.getloadavg()[0]
                 fixed = load_process(base, paths, args.rate, args.seconds)
+                fixed["cpu_ms"] = 1000 * (_cpu_s(server.pid) - before) / fixed["requests"]
+                fixed["load"] = max(load_before, os.getloadavg()[0])
                 most = load_process(base, paths, 0, min(args.seconds, 15))
                 rows.append((name, fixed, most))
         finally:
@@ -344,12 +355,14 @@ def main() -> None:
             server.wait(20)
     print(
         f"\n{'page':<12} {'rate':>7} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}"
-        f"   {'max rps (32 conns)':>18} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'CPU ms/req':>10} {'load avg':>8}   {'max rps (32 conns)':>18} {'p50 ms':>8}"
+        f" {'p99 ms':>8}"
     )
     for name, fixed, most in rows:
         print(
             f"{name:<12} {fixed['rps']:>7.0f} {fixed['p50_ms']:>8.1f} {fixed['p99_ms']:>8.1f}"
-            f" {fixed['errors']:>6.0f}   {most['rps']:>18.0f} {most['p50_ms']:>8.1f}"
+            f" {fixed['errors']:>6.0f} {fixed['cpu_ms']:>10.2f} {fixed['load']:>8.1f}"
+            f"   {most['rps']:>18.0f} {most['p50_ms']:>8.1f}"
             f" {most['p99_ms']:>8.1f}"
         )
     targets = {"leaderboard": 50.0, "match page": 100.0}
