@@ -44,6 +44,9 @@ def stored_spec(name: str, spec: ModelSpec | None) -> dict[str, Any]:
     return spec.model_dump(mode="json")
 
 
+DEFAULT_BUDGET = 6000  # retrieved context per prompt, unless the tournament's settings say
+
+
 @dataclass
 class Services:
     settings: ServiceSettings
@@ -52,7 +55,8 @@ class Services:
     slots: ModelSlots
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
-    _prepared: dict[int, PreparedTask] = field(default_factory=dict)
+    _prepared: dict[tuple[int, int], PreparedTask] = field(default_factory=dict)
+    _arenas: dict[int, Arena] = field(default_factory=dict)
 
     @functools.cached_property
     def ci_settings(self) -> CISettings:
@@ -99,12 +103,25 @@ class Services:
             raise SecretKeyError("a model has a stored API key but ARENA_SECRET_KEY is not set")
         return KeyBox(secret.get_secret_value())
 
-    def prepared(self, task_id: int) -> PreparedTask:
-        """Validation and the gold run come from the store; retrieval from the local cache."""
+    def prepared(self, task_id: int, budget: int = DEFAULT_BUDGET) -> PreparedTask:
+        """Validation and the gold run come from the store; retrieval from the local cache,
+        packed to the tournament's context budget (tokens)."""
         with self._lock:
-            if task_id not in self._prepared:
-                self._prepared[task_id] = self.arena.prepare(load_task(self.pool, task_id))
-            return self._prepared[task_id]
+            if (task_id, budget) not in self._prepared:
+                if budget not in self._arenas:
+                    self._arenas[budget] = (
+                        self.arena
+                        if budget == DEFAULT_BUDGET
+                        else Arena(
+                            self.ci,
+                            self.workspaces,
+                            self.ci_settings.cache_dir / "retrieval",
+                            context_budget_tokens=budget,
+                        )
+                    )
+                task = load_task(self.pool, task_id)
+                self._prepared[(task_id, budget)] = self._arenas[budget].prepare(task)
+            return self._prepared[(task_id, budget)]
 
 
 _services: dict[int, Services] = {}

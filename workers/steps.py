@@ -29,6 +29,7 @@ from arena.store.snapshots import store_snapshots
 from arena.store.steps import ClaimState, claim_step, finish_step, release_step, renew_lease
 from arena.store.tournaments import (
     complete_tournament,
+    context_budget,
     stalled_matches,
     touch_match,
     tournaments_to_reconcile,
@@ -175,7 +176,7 @@ def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
         if current.status not in ("queued", "running") or role in current.rounds[idx].answers:
             return
         mark_running(s.pool, match_id)
-        prepared = s.prepared(match.task_id)
+        prepared = s.prepared(match.task_id, context_budget(s.pool, match.tournament_id))
         if limit is not None:
             s.slots.acquire(model, limit, holder)
         try:

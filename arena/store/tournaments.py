@@ -186,3 +186,13 @@ def complete_tournament(pool: Pool, tournament_id: int) -> bool:
 def touch_match(pool: Pool, match_id: int) -> None:
     with pool.connection() as conn:
         conn.execute("UPDATE matches SET touched_at = now() WHERE id = %s", (match_id,))
+
+
+def context_budget(pool: Pool, tournament_id: int, default: int = 6000) -> int:
+    """The retrieval context budget (tokens) the tournament was started with."""
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT settings->>'context_budget_tokens' AS budget FROM tournaments WHERE id = %s",
+            (tournament_id,),
+        ).fetchone()
+    return default if row is None or row["budget"] is None else int(row["budget"])

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from arena.ratings.results import parse_results_lines
+from arena.retrieval import estimate_tokens
 from ci_runner import CISettings
 from tests.api.conftest import SECRET, TOKEN, demo_jsonl
 from tests.api.test_models import CANARY, database_text
@@ -96,7 +97,7 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
         assert len(imported.json()["imported"]) == 8 and imported.json()["errors"] == []
         started = call("POST", "/api/tournaments", headers=ADMIN, json={
             "models": ["m1", "oracle", "null"], "tasks": TASKS,
-            "settings": {"context_budget_tokens": 12000}})  # fmt: skip
+            "settings": {"context_budget_tokens": 500}})  # fmt: skip
         assert started.status_code == 202, started.text
         tournament = started.json()["id"]
         events: list[tuple[str, dict[str, object]]] = []
@@ -110,12 +111,18 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
                     if kind == "end":
                         break
         assert all(f"Bearer {CANARY}" == auth for auth in endpoint.auth) and endpoint.auth
+        prompts = [r["messages"][-1]["content"] for r in endpoint.requests[1:]]  # [0]: the check
+    contexts = [p.split("## Relevant code", 1)[1].split("\n## ", 1)[0] for p in prompts]
+    assert len(contexts) == 8  # m1 answers twice in each of its 4 matches
+    # the tournament's budget (plus the heading), not the default 6,000 that takes each whole
+    # demo repo (~780 tokens)
+    assert all(0 < estimate_tokens(c) <= 530 for c in contexts), [estimate_tokens(c) for c in contexts]
     progress = [e["progress"] for k, e in events if k == "progress"]
     done = [p["done"] for p in progress]  # type: ignore[index]
     assert done == sorted(done) and len(progress) >= 2
     end = events[-1][1]
     assert events[-1][0] == "end" and end["status"] == "done"
-    assert end["progress"]["done"] == 6 and end["settings"] == {"context_budget_tokens": 12000}  # type: ignore[index]
+    assert end["progress"]["done"] == 6 and end["settings"] == {"context_budget_tokens": 500}  # type: ignore[index]
 
     board = call("GET", "/api/leaderboard", params={"tournament": tournament}).json()
     assert board["match_count"] == 6 and board["computed_at"] is not None
