@@ -30,6 +30,7 @@ class Services:
     keys: KeyBox | None
     price_cache: TtlCache[dict[str, tuple[float | None, float | None]]]
     matrix_cache: TtlCache[list[DictRow]]
+    refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
 
 
 def services(request: Request) -> Services:

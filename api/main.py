@@ -55,6 +55,7 @@ def create_app(
             keys=key_box(secret),
             price_cache=TtlCache(settings.stats_ttl_s),
             matrix_cache=TtlCache(settings.stats_ttl_s),
+            refresh_requests=TtlCache(settings.stats_ttl_s),
         )
         try:
             yield

@@ -74,9 +74,9 @@ def get_leaderboard(
     until it is stored); the other scopes are refreshed after matches finish."""
     scope, value = _scope(language, role, kind, created_after)
     snapshot = latest_snapshot(s.pool, tournament, scope, value)
+    if scope == "created_after":
+        _refresh_window(s, tournament, value, snapshot)
     if snapshot is None:
-        if scope == "created_after":
-            enqueue(s.queue, "arena.window_ratings", (tournament or 0, value), "control")
         return Leaderboard(
             scope=scope, scope_value=value, tournament=tournament, computed_at=None,
             match_count=0, rows=[],
@@ -103,6 +103,21 @@ def get_leaderboard(
         computed_at=snapshot["computed_at"],
         match_count=snapshot["match_count"],
         rows=rows,
+    )
+
+
+def _refresh_window(
+    s: ServicesDep, tournament: int | None, value: str, snapshot: dict[str, Any] | None
+) -> None:
+    """Ask a worker for the window's leaderboard when there is none or it is older than the
+    latest overall snapshot (new results came in); once per overall snapshot."""
+    overall = latest_snapshot(s.pool, tournament, "overall", "")
+    newest = None if overall is None else overall["computed_at"]
+    if snapshot is not None and (newest is None or snapshot["computed_at"] >= newest):
+        return
+    s.refresh_requests.get(
+        (tournament, value, newest),
+        lambda: enqueue(s.queue, "arena.window_ratings", (tournament or 0, value), "control"),
     )
 
 

@@ -130,6 +130,16 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
     assert set(rows) == {"m1", "oracle", "null"} and rows["oracle"]["wins"] == 4
     assert rows["m1"]["cost"] > 0 and rows["m1"]["latency"] > 0 and rows["oracle"]["cost"] is None
     assert call("GET", "/api/leaderboard", params={"language": "python"}).json()["match_count"] == 6
+    by_kind = call("GET", "/api/leaderboard", params={"kind": "gold-judged"}).json()
+    assert by_kind["match_count"] == 6 and by_kind["scope"] == "kind"
+    window = {"tournament": tournament, "created_after": "2026-01-20"}
+    assert call("GET", "/api/leaderboard", params=window).json()["computed_at"] is None
+    deadline = time.monotonic() + 60
+    while (shown := call("GET", "/api/leaderboard", params=window).json())["computed_at"] is None:
+        assert time.monotonic() < deadline, "no worker computed the window"
+        time.sleep(0.5)
+    later = [t for t in TASKS if t.endswith("ledger-split")]  # opened 2026-02-03, slug 01-12
+    assert shown["match_count"] == 3 * len(later) and len(shown["rows"]) == 3
     matrix = call("GET", "/api/leaderboard/matrix", params={"tournament": tournament}).json()
     assert sum(map(sum, matrix["matches"])) == 12
     listed = call("GET", "/api/matches", params={"tournament": tournament, "model": "m1"}).json()
