@@ -180,28 +180,29 @@ def get_matrix(
 
 
 def _result_line(row: dict[str, Any]) -> str:
-    result = row["result"]
-    winner = "tie" if result == "tie" else ("a" if result == row["a"] else "b")
-    rounds = [
-        {
-            **r,
-            "winner": {"submitter": r["submitter"], "reviewer": r["reviewer"]}.get(
-                r["winner"], "draw"
-            ),
-            "winner_role": r["winner"],
-        }
-        for r in row["rounds"]
-    ]
-    line = {
+    """One line as `arena tournament --results` writes it (MatchRecord / MatchFailure)."""
+    line: dict[str, Any] = {
         "task": row["task"],
+        "language": row["language"],
+        "kind": row["kind"],
         "a": row["a"],
         "b": row["b"],
-        "winner": winner,
-        "language": row["language"],
-        "match": row["id"],
-        "tournament": row["tournament_id"],
-        "rounds": rounds,
     }
+    if row["status"] == "failed":
+        line.update(failed=row["reason"] or "failed", at_fault=None)
+    else:
+        result = row["result"]
+        line.update(
+            winner="tie" if result == "tie" else ("a" if result == row["a"] else "b"),
+            result=result,
+            score=row["score"],
+            rounds=[
+                {**r, "winner_model": {"submitter": r["submitter"], "reviewer": r["reviewer"]}
+                 .get(r["winner"])}
+                for r in row["rounds"]
+            ],
+        )  # fmt: skip
+    line.update(match=row["id"], tournament=row["tournament_id"])
     return json.dumps(line, allow_nan=False, default=_finite) + "\n"
 
 
@@ -217,8 +218,10 @@ def _finite(value: object) -> object:
     response_class=StreamingResponse,
     responses={
         200: {
-            "description": "one finished match a line: {task, a, b, winner: a|b|tie, language,"
-            " match, tournament, rounds} as `arena ratings --results` reads",
+            "description": "one finished or failed match a line, as `arena tournament"
+            " --results` writes and `arena ratings --results` reads them: {task, language, kind,"
+            " a, b, winner: a|b|tie, result, score, rounds} or {task, ..., failed, at_fault};"
+            " each with its match and tournament ids",
             "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
         },
         **error_responses(422),

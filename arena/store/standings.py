@@ -34,22 +34,25 @@ def pair_tallies(
 
 
 def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> Iterator[DictRow]:
-    """Every done match with its rounds' facts, streamed from a server-side cursor."""
+    """Every done or failed match with its rounds' facts, streamed from a server-side cursor."""
     with pool.connection() as conn, conn.transaction():
         cursor = conn.cursor(name="arena_results")
         cursor.itersize = batch
         cursor.execute(
-            "SELECT m.id, m.tournament_id, tk.instance_id AS task, tk.language, m.a, m.b,"
-            "  m.result, array_agg(json_build_object('submitter', r.submitter,"
+            "SELECT m.id, m.tournament_id, tk.instance_id AS task, tk.language, tk.kind,"
+            "  m.a, m.b, m.status, m.result, m.score, m.reason,"
+            "  array_agg(json_build_object('submitter', r.submitter,"
             "    'reviewer', r.reviewer, 'winner', r.winner,"
             "    'patch_applies', r.record->'patch_applies',"
             "    'patch_correct', r.record->'patch_correct',"
             "    'tests_valid', r.record->'tests_valid',"
-            "    'tests_catch', r.record->'tests_catch') ORDER BY r.idx) AS rounds"
+            "    'tests_catch', r.record->'tests_catch',"
+            "    'reasons', r.record->'reasons') ORDER BY r.idx) AS rounds"
             " FROM matches m JOIN tasks tk ON tk.id = m.task_id"
             " JOIN rounds r ON r.match_id = m.id"
-            " WHERE m.status = 'done' AND (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
-            " GROUP BY m.id, tk.instance_id, tk.language ORDER BY m.id",
+            " WHERE m.status IN ('done', 'failed')"
+            " AND (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
+            " GROUP BY m.id, tk.instance_id, tk.language, tk.kind ORDER BY m.id",
             {"t": tournament_id},
         )
         yield from cursor

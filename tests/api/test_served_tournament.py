@@ -54,7 +54,9 @@ def served(api_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
 
 
 def test_the_server_refuses_to_start_without_its_secrets(service_env: dict[str, str]) -> None:
-    env = {k: v for k, v in service_env.items() if k not in ("ARENA_ADMIN_TOKEN", "ARENA_SECRET_KEY")}
+    env = {
+        k: v for k, v in service_env.items() if k not in ("ARENA_ADMIN_TOKEN", "ARENA_SECRET_KEY")
+    }
     refused = subprocess.run([ARENA, "serve", "--port", str(free_port())], env=env,
                              capture_output=True, text=True, timeout=60)  # fmt: skip
     assert refused.returncode == 2
@@ -116,7 +118,9 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
     assert len(contexts) == 8  # m1 answers twice in each of its 4 matches
     # the tournament's budget (plus the heading), not the default 6,000 that takes each whole
     # demo repo (~780 tokens)
-    assert all(0 < estimate_tokens(c) <= 530 for c in contexts), [estimate_tokens(c) for c in contexts]
+    assert all(0 < estimate_tokens(c) <= 530 for c in contexts), [
+        estimate_tokens(c) for c in contexts
+    ]
     progress = [e["progress"] for k, e in events if k == "progress"]
     done = [p["done"] for p in progress]  # type: ignore[index]
     assert done == sorted(done) and len(progress) >= 2
@@ -157,6 +161,19 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
     results = call("GET", "/api/results.jsonl", params={"tournament": tournament})
     parsed = parse_results_lines(results.text.splitlines())
     assert len(parsed.matches) == 6 and not parsed.errors and len(parsed.rounds) == 12
+    (tmp_path / "results.jsonl").write_text(results.text)
+    recomputed = subprocess.run(
+        [ARENA, "ratings", "--results", str(tmp_path / "results.jsonl"), "--json"],
+        env=api_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert recomputed.returncode == 0, recomputed.stderr
+    for row in json.loads(recomputed.stdout):  # anyone can recompute the same standings
+        shown = rows[row["model"]]
+        assert (row["wins"], row["losses"], row["ties"]) == (
+            shown["wins"],
+            shown["losses"],
+            shown["ties"],
+        )
     health = call("GET", "/api/health")
     assert health.status_code == 200, health.text
     assert all(q["workers"] for q in health.json()["queues"].values())

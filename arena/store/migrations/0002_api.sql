@@ -17,9 +17,10 @@ ALTER TABLE tournaments
     ADD COLUMN settings jsonb NOT NULL DEFAULT '{}'::jsonb;
 
 ALTER TABLE tasks
-    ADD COLUMN kind text GENERATED ALWAYS AS (
+    -- as the validation judged it; before that, as Task.kind says (gold tests or not)
+    ADD COLUMN kind text GENERATED ALWAYS AS (coalesce(validation->>'kind',
         CASE WHEN coalesce(btrim(task->>'test_patch', E' \t\r\n'), '') = ''
-             THEN 'ci-judged' ELSE 'gold-judged' END) STORED,
+             THEN 'ci-judged' ELSE 'gold-judged' END)) STORED,
     ADD COLUMN issue_created_at text GENERATED ALWAYS AS (task->>'created_at') STORED,
     ADD COLUMN imported_at timestamptz NOT NULL DEFAULT now();
 
