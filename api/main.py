@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
-from fastapi.staticfiles import StaticFiles
 
 from api import errors
 from api.cache import TtlCache
@@ -15,6 +14,7 @@ from api.core.config import ApiSettings
 from api.deps import Services
 from api.queue import producer
 from api.routes import health, leaderboard, matches, models, tasks, tournaments
+from api.website import Website
 from arena.store.models import ensure_baselines
 from arena.store.pool import open_pool
 from arena.store.secrets import key_box
@@ -75,5 +75,5 @@ def create_app(
     errors.install(app)
     app.include_router(api_router())
     if settings.web_dir.is_dir():
-        app.mount("/", StaticFiles(directory=settings.web_dir, html=True), name="web")
+        app.mount("/", Website(directory=settings.web_dir, html=True), name="web")
     return app
