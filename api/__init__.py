@@ -1,1 +1,1 @@
-"""The FastAPI service: models, tasks, tournaments, matches and leaderboards (to come)."""
+"""The FastAPI service: models, tasks, tournaments, matches and leaderboards."""

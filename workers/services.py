@@ -13,11 +13,12 @@ import redis
 from arena.match import Arena, PreparedTask
 from arena.players.base import Player
 from arena.players.baselines import BASELINES
-from arena.players.openai import OpenAIModel
+from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelSpec, ReplayModel, build_player
 from arena.store.ci_runs import StoredCI
 from arena.store.matches import load_task
 from arena.store.pool import Pool, open_pool
+from arena.store.secrets import KeyBox, SecretKeyError
 from arena.store.settings import ServiceSettings
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
@@ -43,6 +44,9 @@ def stored_spec(name: str, spec: ModelSpec | None) -> dict[str, Any]:
     return spec.model_dump(mode="json")
 
 
+DEFAULT_BUDGET = 6000  # retrieved context per prompt, unless the tournament's settings say
+
+
 @dataclass
 class Services:
     settings: ServiceSettings
@@ -51,7 +55,8 @@ class Services:
     slots: ModelSlots
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
-    _prepared: dict[int, PreparedTask] = field(default_factory=dict)
+    _prepared: dict[tuple[int, int], PreparedTask] = field(default_factory=dict)
+    _arenas: dict[int, Arena] = field(default_factory=dict)
 
     @functools.cached_property
     def ci_settings(self) -> CISettings:
@@ -76,22 +81,47 @@ class Services:
             if name not in self._players:
                 with self.pool.connection() as conn:
                     row = conn.execute(
-                        "SELECT spec FROM models WHERE name = %s", (name,)
+                        "SELECT spec, api_key_enc FROM models WHERE name = %s", (name,)
                     ).fetchone()
                 if row is None:
                     raise LookupError(f"no model {name!r} in the store")
                 spec = model_spec(name, row["spec"])
                 limit = spec.max_concurrency if isinstance(spec, OpenAIModel) else None
                 models = {} if spec is None else {name: spec}
-                self._players[name] = (build_player(name, models, os.environ), limit)
+                player: Player
+                if isinstance(spec, OpenAIModel) and row["api_key_enc"] is not None:
+                    player = OpenAIPlayer(spec, self._key_box().open(row["api_key_enc"]))
+                else:
+                    player = build_player(name, models, os.environ)
+                self._players[name] = (player, limit)
             return self._players[name]
 
-    def prepared(self, task_id: int) -> PreparedTask:
-        """Validation and the gold run come from the store; retrieval from the local cache."""
+    def _key_box(self) -> KeyBox:
+        """API keys registered through the API are stored encrypted under ARENA_SECRET_KEY."""
+        secret = self.settings.secret_key
+        if secret is None:
+            raise SecretKeyError("a model has a stored API key but ARENA_SECRET_KEY is not set")
+        return KeyBox(secret.get_secret_value())
+
+    def prepared(self, task_id: int, budget: int = DEFAULT_BUDGET) -> PreparedTask:
+        """Validation and the gold run come from the store; retrieval from the local cache,
+        packed to the tournament's context budget (tokens)."""
         with self._lock:
-            if task_id not in self._prepared:
-                self._prepared[task_id] = self.arena.prepare(load_task(self.pool, task_id))
-            return self._prepared[task_id]
+            if (task_id, budget) not in self._prepared:
+                if budget not in self._arenas:
+                    self._arenas[budget] = (
+                        self.arena
+                        if budget == DEFAULT_BUDGET
+                        else Arena(
+                            self.ci,
+                            self.workspaces,
+                            self.ci_settings.cache_dir / "retrieval",
+                            context_budget_tokens=budget,
+                        )
+                    )
+                task = load_task(self.pool, task_id)
+                self._prepared[(task_id, budget)] = self._arenas[budget].prepare(task)
+            return self._prepared[(task_id, budget)]
 
 
 _services: dict[int, Services] = {}

@@ -29,6 +29,7 @@ from arena.store.snapshots import store_snapshots
 from arena.store.steps import ClaimState, claim_step, finish_step, release_step, renew_lease
 from arena.store.tournaments import (
     complete_tournament,
+    context_budget,
     stalled_matches,
     touch_match,
     tournaments_to_reconcile,
@@ -175,7 +176,7 @@ def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
         if current.status not in ("queued", "running") or role in current.rounds[idx].answers:
             return
         mark_running(s.pool, match_id)
-        prepared = s.prepared(match.task_id)
+        prepared = s.prepared(match.task_id, context_budget(s.pool, match.tournament_id))
         if limit is not None:
             s.slots.acquire(model, limit, holder)
         try:
@@ -269,6 +270,18 @@ def ratings(tournament_id: int) -> None:
     store_snapshots(s.pool, None, snapshots(finished_results(s.pool, None), bootstrap))
     if over:
         complete_tournament(s.pool, tournament_id)
+
+
+@app.task(name="arena.window_ratings", queue=Queue.CONTROL.value)
+def window_ratings(tournament_id: int, created_after: str) -> None:
+    """The leaderboard over tasks opened after a day (contamination views), asked for by the
+    API on first read; 0 stands for all tournaments."""
+    s = services()
+    scope = tournament_id or None
+    matches = finished_results(s.pool, scope, created_after)
+    board = snapshots(matches, s.settings.ratings_bootstrap)[:1]
+    rows = [("created_after", created_after, count, r) for _, _, count, r in board]
+    store_snapshots(s.pool, scope, rows or [("created_after", created_after, 0, [])])
 
 
 def reconcile_once(s: Services) -> None:

@@ -4,7 +4,7 @@ import signal
 
 import typer
 
-from arena.cli import ci, demo, play, ratings, service, tasks
+from arena.cli import ci, demo, play, ratings, serve, service, tasks
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -20,6 +20,7 @@ app.command("ratings")(ratings.ratings)
 app.add_typer(service.db, name="db")
 for _name in ("worker", "submit", "status", "cancel"):
     app.command(_name)(getattr(service, _name))
+app.command("serve")(serve.serve)
 
 
 def _terminate(signum: int, _frame: object) -> None:

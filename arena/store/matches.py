@@ -169,18 +169,25 @@ def end_match(
         return ended.rowcount == 1
 
 
-def finished_results(pool: Pool, tournament_id: int | None) -> list[dict[str, Any]]:
-    """Every done match (of one tournament, or all) with its rounds, in a stable order."""
+def finished_results(
+    pool: Pool, tournament_id: int | None, created_after: str | None = None
+) -> list[dict[str, Any]]:
+    """Every done match (of one tournament, or all; on tasks whose issue was opened after a
+    day, if given) with its rounds and its answers' tokens and latency, in a stable order."""
     with pool.connection() as conn:
         rows = conn.execute(
-            "SELECT m.id, t.instance_id AS task, t.language, m.a, m.b, m.result,"
-            "  coalesce(t.validation->>'kind', 'gold-judged') AS kind,"
+            "SELECT m.id, t.instance_id AS task, t.language, t.kind, m.a, m.b, m.result,"
             "  array_agg(json_build_object('submitter', r.submitter, 'reviewer', r.reviewer,"
-            "    'winner', r.winner, 'record', r.record) ORDER BY r.idx) AS rounds"
+            "    'winner', r.winner, 'record', r.record) ORDER BY r.idx) AS rounds,"
+            "  (SELECT json_agg(json_build_object('model', a.model, 'latency_s', a.latency_s,"
+            "     'prompt_tokens', a.prompt_tokens, 'completion_tokens', a.completion_tokens))"
+            "   FROM answers a JOIN rounds ra ON ra.id = a.round_id WHERE ra.match_id = m.id)"
+            "   AS answers"
             " FROM matches m JOIN tasks t ON t.id = m.task_id JOIN rounds r ON r.match_id = m.id"
             " WHERE m.status = 'done' AND (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
-            " GROUP BY m.id, t.instance_id, t.language, t.validation"
+            " AND (%(after)s::text IS NULL OR t.issue_created_at > %(after)s)"
+            " GROUP BY m.id, t.instance_id, t.language, t.kind"
             " ORDER BY t.instance_id, m.a, m.b, m.id",
-            {"t": tournament_id},
+            {"t": tournament_id, "after": created_after},
         )
         return list(rows)

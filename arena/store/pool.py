@@ -11,14 +11,17 @@ from psycopg_pool import ConnectionPool
 Pool: TypeAlias = ConnectionPool[Connection[DictRow]]
 
 
-def open_pool(database_url: str, max_size: int = 8) -> Pool:
-    """A pool that checks connections before use, so a restarted server costs one retry."""
+def open_pool(database_url: str, max_size: int = 8, autocommit: bool = False) -> Pool:
+    """A pool that checks connections before use, so a restarted server costs one retry.
+
+    `autocommit` saves readers the round trip of closing each transaction; writers that need
+    one open it with `conn.transaction()`."""
     pool: Pool = ConnectionPool(
         database_url,
         connection_class=Connection[DictRow],
         min_size=1,
         max_size=max_size,
-        kwargs={"row_factory": dict_row},
+        kwargs={"row_factory": dict_row, "autocommit": autocommit},
         check=ConnectionPool.check_connection,
         reconnect_timeout=300,
         open=False,

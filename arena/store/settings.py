@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,3 +18,5 @@ class ServiceSettings(BaseSettings):
     ratings_debounce_s: float = Field(default=10.0, ge=0)
     ratings_bootstrap: int = Field(default=1000, ge=10)
     hard_time_limit_s: int = Field(default=3600, gt=0)  # the longest any one step may take
+    # encrypts model API keys at rest (the API stores them, workers read them)
+    secret_key: SecretStr | None = None

@@ -21,6 +21,7 @@ def create_tournament(
     models: Mapping[str, dict[str, Any]],
     tasks: Sequence[Task],
     tasks_spec: str,
+    settings: Mapping[str, Any] | None = None,
 ) -> int:
     """One transaction: the models, the tasks (reused by fingerprint), every match and round.
 
@@ -35,8 +36,9 @@ def create_tournament(
                 (name, Jsonb(spec)),
             )
         row = conn.execute(
-            "INSERT INTO tournaments (models, tasks_spec) VALUES (%s, %s) RETURNING id",
-            (names, tasks_spec),
+            "INSERT INTO tournaments (models, tasks_spec, settings) VALUES (%s, %s, %s)"
+            " RETURNING id",
+            (names, tasks_spec, Jsonb(dict(settings or {}))),
         ).fetchone()
         assert row is not None
         tournament_id = int(row["id"])
@@ -184,3 +186,13 @@ def complete_tournament(pool: Pool, tournament_id: int) -> bool:
 def touch_match(pool: Pool, match_id: int) -> None:
     with pool.connection() as conn:
         conn.execute("UPDATE matches SET touched_at = now() WHERE id = %s", (match_id,))
+
+
+def context_budget(pool: Pool, tournament_id: int, default: int = 6000) -> int:
+    """The retrieval context budget (tokens) the tournament was started with."""
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT settings->>'context_budget_tokens' AS budget FROM tournaments WHERE id = %s",
+            (tournament_id,),
+        ).fetchone()
+    return default if row is None or row["budget"] is None else int(row["budget"])

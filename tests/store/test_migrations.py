@@ -16,7 +16,7 @@ def _columns(conn: psycopg.Connection[tuple[str, ...]], table: str) -> set[str]:
 
 
 def test_migrate_creates_the_schema_once(database_url: str) -> None:
-    assert migrate(database_url) == ["0001_schema"]
+    assert migrate(database_url) == ["0001_schema", "0002_api"]
     assert migrate(database_url) == []
     with psycopg.connect(database_url) as conn:
         tables = {
@@ -55,7 +55,7 @@ def test_concurrent_migrations_apply_once(database_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(applied) == [[], [], [], ["0001_schema"]]
+    assert sorted(applied) == [[], [], [], ["0001_schema", "0002_api"]]
 
 
 def _seed(conn: psycopg.Connection[tuple[str, ...]]) -> None:

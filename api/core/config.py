@@ -1,0 +1,41 @@
+"""The API's settings, read once from ARENA_* variables (the store's and the workers' included)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import SecretStr
+from pydantic_settings import SettingsConfigDict
+
+from arena.store.settings import ServiceSettings
+
+
+class InsecureSettings(RuntimeError):
+    """The server would accept writes from anyone or keep API keys in the clear."""
+
+
+class ApiSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore")
+
+    admin_token: SecretStr | None = None  # every write needs `Authorization: Bearer <token>`
+    demo: bool = False  # a local demo: may run without admin token and secret key
+    web_dir: Path = Path("frontend/dist")  # the built website, served at / when it exists
+    stats_ttl_s: float = 10.0  # model prices and head-to-head matrices are cached this long
+
+    def check_secure(self) -> None:
+        """Refuse to serve without both secrets, unless this is a local demo."""
+        if self.demo:
+            return
+        missing = [
+            name
+            for name, value in (
+                ("ARENA_ADMIN_TOKEN", self.admin_token),
+                ("ARENA_SECRET_KEY", self.secret_key),
+            )
+            if value is None or not value.get_secret_value()
+        ]
+        if missing:
+            raise InsecureSettings(
+                f"{' and '.join(missing)} must be set (or run a local demo: --demo or"
+                " ARENA_DEMO=1, where writes need no token and API keys cannot be stored)"
+            )

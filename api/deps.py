@@ -1,0 +1,73 @@
+"""What routes get injected: settings, the store's pool, the task queue, the admin check."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Annotated
+
+from celery import Celery
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from psycopg.rows import DictRow
+
+from api.cache import TtlCache
+from api.core.config import ApiSettings
+from api.errors import ApiError
+from arena.store.pool import Pool
+from arena.store.secrets import KeyBox
+from ci_runner import CISettings
+
+
+@dataclass
+class Services:
+    """Built once at start-up, shared by every request."""
+
+    settings: ApiSettings
+    ci_settings: CISettings
+    pool: Pool
+    queue: Celery
+    keys: KeyBox | None
+    price_cache: TtlCache[dict[str, tuple[float | None, float | None]]]
+    matrix_cache: TtlCache[list[DictRow]]
+    refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
+
+
+def services(request: Request) -> Services:
+    found: Services = request.app.state.services
+    return found
+
+
+ServicesDep = Annotated[Services, Depends(services)]
+
+
+def pool(s: ServicesDep) -> Pool:
+    return s.pool
+
+
+PoolDep = Annotated[Pool, Depends(pool)]
+
+_bearer = HTTPBearer(auto_error=False, description="ARENA_ADMIN_TOKEN")
+
+
+def require_admin(
+    s: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
+    """Every write: `Authorization: Bearer $ARENA_ADMIN_TOKEN` (a demo without one is open)."""
+    token = s.settings.admin_token
+    if token is None or not token.get_secret_value():
+        if s.settings.demo:
+            return
+        raise ApiError(401, ["header", "Authorization"], "no admin token is configured")
+    if credentials is None:
+        raise ApiError(
+            401, ["header", "Authorization"], "writes need `Authorization: Bearer <admin token>`"
+        )
+    if not secrets.compare_digest(
+        credentials.credentials.encode(), token.get_secret_value().encode()
+    ):
+        raise ApiError(401, ["header", "Authorization"], "wrong admin token")
+
+
+Admin = Depends(require_admin)

@@ -1,0 +1,1 @@
+"""Thin routes: parse, call the store or the queue, shape the answer."""

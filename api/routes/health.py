@@ -1,0 +1,84 @@
+"""/api/health: PostgreSQL, Redis, the Docker engine and the workers seen on each queue."""
+
+from __future__ import annotations
+
+import docker
+import redis
+from fastapi import APIRouter, Response
+
+from api.deps import ServicesDep
+from api.schemas.health import Check, Health, QueueCheck
+from ci_runner.engine import ENGINE_ERRORS
+
+router = APIRouter(tags=["health"])
+QUEUES = ("control", "llm", "ci")
+
+
+def _postgres(s: ServicesDep) -> Check:
+    try:
+        with s.pool.connection(timeout=2) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:
+        return Check(ok=False, reason=f"PostgreSQL does not answer: {type(exc).__name__}")
+    return Check(ok=True)
+
+
+def _redis(s: ServicesDep) -> Check:
+    try:
+        redis.Redis.from_url(
+            s.settings.broker_url, socket_timeout=2, socket_connect_timeout=2
+        ).ping()
+    except redis.RedisError as exc:
+        return Check(ok=False, reason=f"Redis (the broker) does not answer: {exc}")
+    return Check(ok=True)
+
+
+def _docker() -> Check:
+    try:
+        docker.from_env(timeout=3).ping()
+    except ENGINE_ERRORS as exc:
+        return Check(ok=False, reason=f"no Docker engine answers: {type(exc).__name__}: {exc}")
+    return Check(ok=True)
+
+
+def _queues(s: ServicesDep, broker_up: bool) -> dict[str, QueueCheck]:
+    seen: dict[str, list[str]] = {q: [] for q in QUEUES}
+    if broker_up:
+        try:
+            replies = s.queue.control.inspect(timeout=1.0).active_queues() or {}
+        except Exception:  # the broker went away between the ping and now
+            replies = {}
+        for worker, queues in replies.items():
+            for queue in queues:
+                if queue.get("name") in seen:
+                    seen[queue["name"]].append(worker)
+    return {
+        q: QueueCheck(
+            ok=bool(workers),
+            workers=sorted(workers),
+            reason=None if workers else ("the broker is down" if not broker_up else "no worker"),
+        )
+        for q, workers in seen.items()
+    }
+
+
+@router.get(
+    "/health",
+    operation_id="get_health",
+    responses={503: {"model": Health, "description": "the service cannot do its job"}},
+)
+def health(s: ServicesDep, response: Response) -> Health:
+    """503 when PostgreSQL or Redis is down or a queue has no worker."""
+    postgres, broker, engine = _postgres(s), _redis(s), _docker()
+    queues = _queues(s, broker.ok)
+    working = postgres.ok and broker.ok and all(q.ok for q in queues.values())
+    found = Health(
+        status="ok" if working and engine.ok else ("degraded" if working else "down"),
+        postgres=postgres,
+        redis=broker,
+        docker=engine,
+        queues=queues,
+    )
+    if not working:
+        response.status_code = 503
+    return found

@@ -1,0 +1,132 @@
+"""/api/matches: the list with filters, and one match's whole evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+
+from api.deps import PoolDep
+from api.errors import not_found
+from api.schemas.common import error_responses
+from api.schemas.matches import (
+    AnswerEvidence,
+    MatchEvidence,
+    MatchPage,
+    MatchStatus,
+    MatchSummary,
+    RoundEvidence,
+    TaskEvidence,
+)
+from arena.store import evidence as store
+from arena.tasks.schema import Language
+
+router = APIRouter(prefix="/matches", tags=["matches"])
+_FACTS = ("patch_applies", "patch_correct", "tests_valid", "tests_catch")
+
+
+def _summary(row: Mapping[str, Any]) -> MatchSummary:
+    return MatchSummary.model_validate(dict(row))
+
+
+@router.get("", operation_id="list_matches", responses=error_responses(422))
+def list_matches(
+    pool: PoolDep,
+    tournament: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+    model: Annotated[str | None, Query(max_length=200, description="played a or b")] = None,
+    task: Annotated[str | None, Query(max_length=500, description="instance id")] = None,
+    language: Language | None = None,
+    result: Annotated[str | None, Query(max_length=200, description="winner or tie")] = None,
+    status: MatchStatus | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> MatchPage:
+    """Newest first."""
+    chosen = store.MatchFilter(
+        tournament=tournament,
+        model=model,
+        task=task,
+        language=None if language is None else language.value,
+        result=result,
+        status=status,
+    )
+    rows, total = store.list_matches(pool, chosen, limit, offset)
+    return MatchPage(matches=[_summary(r) for r in rows], total=total, limit=limit, offset=offset)
+
+
+def _cost(row: Mapping[str, Any]) -> float | None:
+    if row["price_input"] is None and row["price_output"] is None:
+        return None
+    cost: float = (
+        row["prompt_tokens"] * (row["price_input"] or 0.0)
+        + row["completion_tokens"] * (row["price_output"] or 0.0)
+    ) / 1e6
+    return cost
+
+
+def _answer(row: Mapping[str, Any]) -> AnswerEvidence:
+    given: dict[str, Any] = row["answer"]
+    return AnswerEvidence(
+        role=row["role"],
+        model=row["model"],
+        raw_text=given.get("raw_text", ""),
+        diff=given.get("diff"),
+        parse_error=given.get("parse_error"),
+        error=given.get("error"),
+        latency_s=row["latency_s"],
+        prompt_tokens=row["prompt_tokens"],
+        completion_tokens=row["completion_tokens"],
+        cost=_cost(row),
+    )
+
+
+def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEvidence:
+    record: dict[str, Any] = row["record"] or {}
+    role = row["winner"]
+    winner = {"submitter": row["submitter"], "reviewer": row["reviewer"]}.get(role, role)
+    return RoundEvidence(
+        idx=row["idx"],
+        submitter=row["submitter"],
+        reviewer=row["reviewer"],
+        answers=answers,
+        judged=row["record"] is not None,
+        winner=winner,
+        winner_role=role,
+        facts={f: bool(record[f]) for f in _FACTS if f in record},
+        reasons=record.get("reasons", {}),
+        runs=record.get("runs", {}),
+        finished_at=row["finished_at"],
+    )
+
+
+@router.get("/{match_id}", operation_id="get_match", responses=error_responses(404, 422))
+def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> MatchEvidence:
+    """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons."""
+    found = store.match_evidence(pool, match_id)
+    if found is None:
+        raise not_found(["path", "match_id"], f"no match {match_id}")
+    answers = [_answer(a) for a in found.answers]
+    by_round: dict[int, list[AnswerEvidence]] = {}
+    for row, shown in zip(found.answers, answers, strict=True):
+        by_round.setdefault(row["idx"], []).append(shown)
+    costs = [a.cost for a in answers if a.cost is not None]
+    task = found.task
+    return MatchEvidence(
+        **_summary(found.match).model_dump(),
+        task_detail=TaskEvidence(
+            instance_id=task["instance_id"],
+            language=task["language"],
+            kind=found.match["kind"],
+            repo=task["repo"],
+            base_commit=task["base_commit"],
+            problem_statement=task.get("problem_statement", ""),
+            hints_text=task.get("hints_text", ""),
+            validation=found.validation,
+        ),
+        rounds=[_round(r, by_round.get(r["idx"], [])) for r in found.rounds],
+        latency_s=sum(a.latency_s for a in answers),
+        prompt_tokens=sum(a.prompt_tokens for a in answers),
+        completion_tokens=sum(a.completion_tokens for a in answers),
+        cost=sum(costs) if costs else None,
+    )

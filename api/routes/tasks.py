@@ -1,0 +1,190 @@
+"""/api/tasks: import a file of tasks, list and read them, ask for a validation."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Path, Query, UploadFile, status
+from fastapi.concurrency import run_in_threadpool
+from psycopg.rows import DictRow
+
+from api.deps import Admin, PoolDep, ServicesDep
+from api.errors import ApiError, not_found
+from api.queue import enqueue
+from api.schemas.common import error_responses
+from api.schemas.tasks import (
+    ImportedTask,
+    ImportReport,
+    Kind,
+    LineProblem,
+    TaskDetail,
+    TaskPage,
+    TaskSummary,
+    ValidationQueued,
+    Validity,
+)
+from api.schemas.tournaments import TaskSelection
+from arena.store import tasks as store
+from arena.tasks.importer import import_lines
+from arena.tasks.schema import Language
+from ci_runner.workspace import Workspaces
+
+router = APIRouter(prefix="/tasks", tags=["tasks"])
+MAX_UPLOAD = 64 * 1024 * 1024
+InstancePath = Annotated[str, Path(min_length=1, max_length=500, description="instance id")]
+
+
+def _validity(row: DictRow) -> Validity:
+    validation = row["validation"]
+    if validation is None:
+        return "unvalidated"
+    return "valid" if validation.get("valid") else "invalid"
+
+
+def task_summary(row: DictRow) -> TaskSummary:
+    return TaskSummary(
+        instance_id=row["instance_id"],
+        language=row["language"],
+        kind=row["kind"],
+        repo=row["task"]["repo"],
+        base_commit=row["task"]["base_commit"],
+        issue_created_at=row["issue_created_at"],
+        validity=_validity(row),
+        validation_reason=(row["validation"] or {}).get("reason"),
+        imported_at=row["imported_at"],
+    )
+
+
+def _lines(text: str, language: Language | None) -> list[str]:
+    """JSONL, or a SwingArena JSON array; `language` fills records that lack one."""
+    if text.lstrip().startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ApiError(
+                422, ["body", "file"], f"a JSON array that does not parse: {exc}"
+            ) from None
+        lines = [json.dumps(r) for r in records]
+    else:
+        lines = text.splitlines()
+    if language is None:
+        return lines
+    filled = []
+    for line in lines:
+        try:
+            record: Any = json.loads(line)
+        except json.JSONDecodeError:
+            filled.append(line)  # reported with its number by the importer
+            continue
+        if isinstance(record, dict) and not record.get("language"):
+            record["language"] = language.value
+            line = json.dumps(record)
+        filled.append(line)
+    return filled
+
+
+@router.post(
+    "/import",
+    operation_id="import_tasks",
+    dependencies=[Admin],
+    responses=error_responses(401, 422),
+)
+async def import_tasks(
+    s: ServicesDep,
+    file: Annotated[UploadFile, File(description="JSONL (one task a line) or a JSON array")],
+    language: Annotated[Language | None, Query(description="for records without one")] = None,
+    check: Annotated[bool, Query(description="check each repo, commit and pipeline")] = True,
+) -> ImportReport:
+    """Good lines import even when others are bad; each bad one is reported with its number."""
+    raw = await file.read(MAX_UPLOAD + 1)
+    if len(raw) > MAX_UPLOAD:
+        raise ApiError(422, ["body", "file"], "larger than 64 MiB")
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError as exc:
+        raise ApiError(422, ["body", "file"], f"not UTF-8 text: {exc.reason}") from None
+    lines = _lines(text, language)
+    workspaces = Workspaces(s.ci_settings.mirrors_dir, s.ci_settings.runs_dir) if check else None
+    report = await run_in_threadpool(import_lines, lines, workspaces)
+    stored = await run_in_threadpool(store.upsert_tasks, s.pool, report.tasks)
+    errors = [LineProblem(line=e.line, field=e.field, problem=e.message) for e in report.errors]
+    if errors and not stored:
+        raise ApiError(
+            422,
+            ["body", "file", f"line {errors[0].line}", errors[0].field],
+            f"no task imported; line {errors[0].line}: {errors[0].field}: {errors[0].problem}"
+            + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
+        )
+    return ImportReport(
+        imported=[ImportedTask(instance_id=t.instance_id, new=t.new) for t in stored],
+        errors=errors,
+    )
+
+
+@router.get("", operation_id="list_tasks", responses=error_responses(422))
+def list_tasks(
+    pool: PoolDep,
+    language: Language | None = None,
+    kind: Kind | None = None,
+    validity: Validity | None = None,
+    repo: Annotated[str | None, Query(max_length=500, description="substring")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> TaskPage:
+    chosen = TaskSelection(
+        language=None if language is None else language.value,
+        kind=kind,
+        validity=validity,
+        repo=repo,
+    )
+    rows, total = store.list_tasks(pool, selection_filter(chosen), limit, offset)
+    return TaskPage(tasks=[task_summary(r) for r in rows], total=total, limit=limit, offset=offset)
+
+
+def selection_filter(chosen: TaskSelection) -> store.TaskFilter:
+    return store.TaskFilter(**chosen.model_dump())
+
+
+def _get(pool: PoolDep, instance_id: str) -> DictRow:
+    row = store.get_task(pool, instance_id)
+    if row is None:
+        raise not_found(["path", "instance_id"], f"no task {instance_id!r}")
+    return row
+
+
+@router.get("/{instance_id}", operation_id="get_task", responses=error_responses(404, 422))
+def get_task(instance_id: InstancePath, pool: PoolDep) -> TaskDetail:
+    row = _get(pool, instance_id)
+    task = row["task"]
+    return TaskDetail(
+        **task_summary(row).model_dump(),
+        problem_statement=task.get("problem_statement", ""),
+        hints_text=task.get("hints_text", ""),
+        patch=task.get("patch", ""),
+        test_patch=task.get("test_patch", ""),
+        fingerprint=row["fingerprint"],
+        pipeline=task.get("pipeline"),
+        validation=row["validation"],
+        validated_at=row["validated_at"],
+    )
+
+
+@router.post(
+    "/{instance_id}/validate",
+    operation_id="validate_task",
+    status_code=status.HTTP_202_ACCEPTED,
+    dependencies=[Admin],
+    responses=error_responses(401, 404, 422),
+)
+def validate_task(instance_id: InstancePath, s: ServicesDep) -> ValidationQueued:
+    """A CI worker validates the task (once per fingerprint: a known verdict is kept)."""
+    row = _get(s.pool, instance_id)
+    validity = _validity(row)
+    if validity == "unvalidated":
+        enqueue(s.queue, "arena.prepare", (int(row["id"]),), "ci")
+    return ValidationQueued(
+        instance_id=instance_id,
+        status="queued" if validity == "unvalidated" else "done",
+        validity=validity,
+    )

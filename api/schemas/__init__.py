@@ -1,0 +1,1 @@
+"""Request and response bodies of the API, separate from how the store keeps them."""

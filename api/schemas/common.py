@@ -1,0 +1,26 @@
+"""Shapes every route shares: errors that name the field and the problem, pages."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class ErrorItem(BaseModel):
+    loc: list[str | int]  # where: e.g. ["body", "models"], ["query", "limit"], ["file", "line 3"]
+    msg: str  # the problem, in words a user can act on
+    type: str
+
+
+class ErrorBody(BaseModel):
+    detail: list[ErrorItem]
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, object]]:
+    described = {
+        401: "missing or wrong admin token",
+        404: "not found",
+        409: "conflicts with what is stored",
+        422: "bad input: each item names the field and the problem",
+        503: "a service it needs is down",
+    }
+    return {code: {"model": ErrorBody, "description": described[code]} for code in codes}

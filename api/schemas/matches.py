@@ -1,0 +1,80 @@
+"""Matches: a row in a list, and the whole evidence of one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+MatchStatus = Literal["queued", "running", "done", "failed", "skipped", "cancelled"]
+
+
+class MatchSummary(BaseModel):
+    id: int
+    tournament_id: int
+    task: str
+    language: str
+    kind: str
+    a: str
+    b: str
+    status: MatchStatus
+    score: dict[str, int] | None
+    result: str | None  # the winning model, or "tie"
+    reason: str | None  # why it failed or was skipped
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+
+
+class MatchPage(BaseModel):
+    matches: list[MatchSummary]
+    total: int
+    limit: int
+    offset: int
+
+
+class AnswerEvidence(BaseModel):
+    role: Literal["submitter", "reviewer"]
+    model: str
+    raw_text: str
+    diff: str | None
+    parse_error: str | None
+    error: str | None
+    latency_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None  # tokens x the model's price per million, when it has one
+
+
+class RoundEvidence(BaseModel):
+    idx: int
+    submitter: str
+    reviewer: str
+    answers: list[AnswerEvidence]
+    judged: bool
+    winner: str | None  # the winning model, "draw", or null while unjudged
+    winner_role: Literal["submitter", "reviewer", "draw"] | None
+    facts: dict[str, bool]  # patch_applies, patch_correct, tests_valid, tests_catch
+    reasons: dict[str, str]
+    runs: dict[str, Any]  # each CI run: status, steps with logs, tests
+    finished_at: dt.datetime | None
+
+
+class TaskEvidence(BaseModel):
+    instance_id: str
+    language: str
+    kind: str
+    repo: str
+    base_commit: str
+    problem_statement: str
+    hints_text: str
+    validation: dict[str, Any] | None
+
+
+class MatchEvidence(MatchSummary):
+    task_detail: TaskEvidence
+    rounds: list[RoundEvidence]
+    latency_s: float  # all answers
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None

@@ -1,0 +1,154 @@
+"""What the API reads about tournaments and matches: lists with filters, and whole evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.rows import DictRow
+
+from arena.store.pool import Pool
+from arena.store.tournaments import MATCH_STATUSES
+
+
+def _counts(rows: list[DictRow]) -> dict[int, dict[str, int]]:
+    found: dict[int, dict[str, int]] = {}
+    for r in rows:
+        found.setdefault(int(r["tournament_id"]), {s: 0 for s in MATCH_STATUSES})[r["status"]] = (
+            int(r["n"])
+        )
+    return found
+
+
+_TOURNAMENT = (
+    "SELECT id, models, tasks_spec, settings, status, created_at, finished_at FROM tournaments"
+)
+
+
+def list_tournaments(pool: Pool, limit: int, offset: int) -> tuple[list[DictRow], int]:
+    with pool.connection() as conn:
+        rows = conn.execute(
+            _TOURNAMENT + " ORDER BY id DESC LIMIT %s OFFSET %s", (limit, offset)
+        ).fetchall()
+        counts = _counts(
+            conn.execute(
+                "SELECT tournament_id, status, count(*) AS n FROM matches"
+                " WHERE tournament_id = ANY(%s) GROUP BY tournament_id, status",
+                ([r["id"] for r in rows],),
+            ).fetchall()
+        )
+        total = conn.execute("SELECT count(*) AS n FROM tournaments").fetchone()
+    assert total is not None
+    empty = {s: 0 for s in MATCH_STATUSES}
+    return [{**r, "counts": counts.get(int(r["id"]), empty)} for r in rows], int(total["n"])
+
+
+def get_tournament(pool: Pool, tournament_id: int) -> DictRow | None:
+    with pool.connection() as conn:
+        row = conn.execute(_TOURNAMENT + " WHERE id = %s", (tournament_id,)).fetchone()
+        if row is None:
+            return None
+        counts = _counts(
+            conn.execute(
+                "SELECT tournament_id, status, count(*) AS n FROM matches"
+                " WHERE tournament_id = %s GROUP BY tournament_id, status",
+                (tournament_id,),
+            ).fetchall()
+        )
+    return {**row, "counts": counts.get(tournament_id, {s: 0 for s in MATCH_STATUSES})}
+
+
+@dataclass(frozen=True)
+class MatchFilter:
+    tournament: int | None = None
+    model: str | None = None
+    task: str | None = None  # instance id
+    language: str | None = None
+    result: str | None = None  # a model's name (it won) or "tie"
+    status: str | None = None
+
+    def where(self) -> tuple[str, dict[str, Any]]:
+        clauses = ["TRUE"]
+        if self.tournament is not None:
+            clauses.append("m.tournament_id = %(tournament)s")
+        if self.model is not None:
+            clauses.append("(m.a = %(model)s OR m.b = %(model)s)")
+        if self.task is not None:
+            clauses.append("t.instance_id = %(task)s")
+        if self.language is not None:
+            clauses.append("t.language = %(language)s")
+        if self.result is not None:
+            clauses.append("m.result = %(result)s")
+        if self.status is not None:
+            clauses.append("m.status = %(status)s")
+        return " AND ".join(clauses), {
+            "tournament": self.tournament,
+            "model": self.model,
+            "task": self.task,
+            "language": self.language,
+            "result": self.result,
+            "status": self.status,
+        }
+
+
+_MATCH = (
+    "SELECT m.id, m.tournament_id, t.instance_id AS task, t.language, t.kind, m.a, m.b,"
+    " m.status, m.score, m.result, m.reason, m.created_at, m.finished_at"
+    " FROM matches m JOIN tasks t ON t.id = m.task_id"
+)
+
+
+def list_matches(
+    pool: Pool, found: MatchFilter, limit: int, offset: int
+) -> tuple[list[DictRow], int]:
+    where, params = found.where()
+    with pool.connection() as conn:
+        rows = conn.execute(
+            f"{_MATCH} WHERE {where} ORDER BY m.id DESC LIMIT %(limit)s OFFSET %(offset)s",
+            {**params, "limit": limit, "offset": offset},
+        ).fetchall()
+        total = conn.execute(
+            f"SELECT count(*) AS n FROM matches m JOIN tasks t ON t.id = m.task_id WHERE {where}",
+            params,
+        ).fetchone()
+    assert total is not None
+    return rows, int(total["n"])
+
+
+@dataclass(frozen=True)
+class MatchEvidence:
+    match: dict[str, Any]
+    task: dict[str, Any]
+    validation: dict[str, Any] | None
+    rounds: list[dict[str, Any]]
+    answers: list[dict[str, Any]]  # with each model's prices, for the cost
+
+
+def match_evidence(pool: Pool, match_id: int) -> MatchEvidence | None:
+    """One query (one round trip): a match page is the API's most frequent heavy read."""
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT m.id, m.tournament_id, t.instance_id AS task, t.language, t.kind, m.a, m.b,"
+            " m.status, m.score, m.result, m.reason, m.created_at, m.finished_at,"
+            " t.task AS task_record, t.validation,"
+            " (SELECT coalesce(json_agg(json_build_object('idx', r.idx,"
+            "    'submitter', r.submitter, 'reviewer', r.reviewer, 'record', r.record,"
+            "    'winner', r.winner, 'finished_at', r.finished_at) ORDER BY r.idx), '[]')"
+            "  FROM rounds r WHERE r.match_id = m.id) AS rounds,"
+            " (SELECT coalesce(json_agg(json_build_object('idx', r.idx, 'role', a.role,"
+            "    'model', a.model, 'answer', a.answer, 'latency_s', a.latency_s,"
+            "    'prompt_tokens', a.prompt_tokens, 'completion_tokens', a.completion_tokens,"
+            "    'price_input', md.price_input, 'price_output', md.price_output)"
+            "    ORDER BY r.idx, a.role DESC), '[]')"
+            "  FROM answers a JOIN rounds r ON r.id = a.round_id"
+            "  LEFT JOIN models md ON md.name = a.model WHERE r.match_id = m.id) AS answers"
+            " FROM matches m JOIN tasks t ON t.id = m.task_id WHERE m.id = %s",
+            (match_id,),
+        ).fetchone()
+    if row is None:
+        return None
+    match = {k: v for k, v in row.items() if k not in ("task_record", "validation", "rounds",
+                                                       "answers")}  # fmt: skip
+    return MatchEvidence(
+        match, row["task_record"], row["validation"], row["rounds"], row["answers"]
+    )

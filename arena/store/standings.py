@@ -1,0 +1,58 @@
+"""Aggregates beside the rating snapshots: head-to-head tallies, and every result streamed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from psycopg.rows import DictRow
+
+from arena.store.pool import Pool
+
+_SCOPE = (
+    " (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
+    " AND (%(lang)s::text IS NULL OR tk.language = %(lang)s)"
+    " AND (%(kind)s::text IS NULL OR tk.kind = %(kind)s)"
+)
+
+
+def _scope(tournament_id: int | None, language: str | None, kind: str | None) -> dict[str, Any]:
+    return {"t": tournament_id, "lang": language, "kind": kind}
+
+
+def pair_tallies(
+    pool: Pool, tournament_id: int | None, language: str | None, kind: str | None
+) -> list[DictRow]:
+    """(a, b, result, n) over finished matches: the head-to-head matrices come from these."""
+    with pool.connection() as conn:
+        return conn.execute(
+            "SELECT m.a, m.b, m.result, count(*) AS n FROM matches m"
+            " JOIN tasks tk ON tk.id = m.task_id"
+            " WHERE m.status = 'done' AND" + _SCOPE + " GROUP BY m.a, m.b, m.result",
+            _scope(tournament_id, language, kind),
+        ).fetchall()
+
+
+def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> Iterator[DictRow]:
+    """Every done or failed match with its rounds' facts, streamed from a server-side cursor."""
+    with pool.connection() as conn, conn.transaction():
+        cursor = conn.cursor(name="arena_results")
+        cursor.itersize = batch
+        cursor.execute(
+            "SELECT m.id, m.tournament_id, tk.instance_id AS task, tk.language, tk.kind,"
+            "  m.a, m.b, m.status, m.result, m.score, m.reason,"
+            "  array_agg(json_build_object('submitter', r.submitter,"
+            "    'reviewer', r.reviewer, 'winner', r.winner,"
+            "    'patch_applies', r.record->'patch_applies',"
+            "    'patch_correct', r.record->'patch_correct',"
+            "    'tests_valid', r.record->'tests_valid',"
+            "    'tests_catch', r.record->'tests_catch',"
+            "    'reasons', r.record->'reasons') ORDER BY r.idx) AS rounds"
+            " FROM matches m JOIN tasks tk ON tk.id = m.task_id"
+            " JOIN rounds r ON r.match_id = m.id"
+            " WHERE m.status IN ('done', 'failed')"
+            " AND (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
+            " GROUP BY m.id, tk.instance_id, tk.language, tk.kind ORDER BY m.id",
+            {"t": tournament_id},
+        )
+        yield from cursor
