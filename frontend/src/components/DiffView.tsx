@@ -15,7 +15,7 @@ export function DiffView({ diff, label }: { diff: string | null | undefined; lab
         <section key={i} className="diff-file">
           <h5>
             {file.isNew ? "new " : file.isDeleted ? "deleted " : ""}
-            {file.newName === "/dev/null" ? file.oldName : file.newName}{" "}
+            {stripAnsi(file.newName === "/dev/null" ? file.oldName : file.newName)}{" "}
             <span className="added">+{file.addedLines}</span> <span className="deleted">−{file.deletedLines}</span>
           </h5>
           <table>

@@ -76,8 +76,8 @@ function RunView({ label, run }: { label: string; run: CIRun }) {
           {(run.steps ?? []).map((s, i) => (
             <tr key={i}>
               <td>
-                {s.name}
-                {s.log && <LogView log={s.log} title={s.name} />}
+                {stripAnsi(s.name)}
+                {s.log && <LogView log={s.log} title={stripAnsi(s.name)} />}
                 {s.truncated && <span className="hint"> (log truncated)</span>}
               </td>
               <td className={s.exit_code === 0 && !s.timed_out ? "ok" : "bad"}>{stepState(s)}</td>
