@@ -4,7 +4,7 @@ import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.ARENA_WEB_PORT ?? 8765);
 const external = process.env.ARENA_WEB_URL;
-const python = process.env.ARENA_PYTHON ?? "../.venv/bin/python";
+const python = process.env.ARENA_PYTHON ?? ".venv/bin/python"; // run from the repository root
 
 export default defineConfig({
   testDir: "tests",

@@ -39,7 +39,9 @@ test("a match with megabytes of logs stays responsive", async ({ page }) => {
   await page.getByRole("button", { name: /Show log of test .*MB/ }).first().click();
   const log = page.locator(".log").first();
   await expect(log).toBeVisible();
-  expect(Date.now() - started).toBeLessThan(2000);
+  const elapsed = Date.now() - started;
+  console.log(`3 MB log opened in ${elapsed} ms`);
+  expect(elapsed).toBeLessThan(2000);
   // only the visible lines exist in the page, however long the log
   expect(await log.locator(".log-line").count()).toBeLessThan(200);
   await log.evaluate((el) => (el.scrollTop = el.scrollHeight));

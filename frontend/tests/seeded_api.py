@@ -21,27 +21,29 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from pydantic import SecretStr
-
 from api.core.config import ApiSettings
 from api.main import create_app
-from arena.match import RoundRecord
-from arena.players.base import Answer, Role
-from arena.protocol import Winner
 from arena.store.matches import end_match, mark_running, store_answer, store_round
 from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import open_pool
 from arena.store.snapshots import store_snapshots
 from arena.store.tournaments import create_tournament
-from arena.tasks.demo import demo_tasks
-from ci_runner import CIResult, CISettings
+from pydantic import SecretStr
 from tests.store.servers import postgres_server, redis_server
 from tests.workers.conftest import Workers
 from workers.ratings import snapshots
 
+from arena.match import RoundRecord
+from arena.players.base import Answer, Role
+from arena.protocol import Winner
+from arena.tasks.demo import demo_tasks
+from ci_runner import CIResult, CISettings
+
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "web-admin-token"
+SEED_DIR = ROOT / "frontend" / "test-results" / "seed"
+IMPORTED_TASK = "demo__py-textkit-slug"  # small and fast: the tournament test plays it
 HOSTILE = (
     '<script>window.__xss = "script"</script> <img src=x onerror="window.__xss=\'img\'">'
     " [click me](javascript:window.__xss='link') \x1b[31mred\x1b[0m \x1b]0;title\x07"
@@ -66,9 +68,16 @@ def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]
             wins[r["submitter"] if r["winner"] == "submitter" else r["reviewer"]] += 1
         result = "tie" if wins[a] == wins[b] else max(wins, key=lambda m: wins[m])
         found.append(
-            {"task": f"t{i % 50}", "language": "python", "kind": "gold-judged", "a": a, "b": b,
-             "result": result, "rounds": rounds}
-        )  # fmt: skip
+            {
+                "task": f"t{i % 50}",
+                "language": "python",
+                "kind": "gold-judged",
+                "a": a,
+                "b": b,
+                "result": result,
+                "rounds": rounds,
+            }
+        )
     return found
 
 
@@ -77,8 +86,13 @@ def hostile_round(submitter: str, reviewer: str, log_mb: float) -> RoundRecord:
         "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
         f" def add(a, b):\n-    return a - b\n+    return a + b  # {HOSTILE}\n"
     )
-    answer = Answer(raw_text=f"My fix {HOSTILE}\n```diff\n{diff}```", diff=diff, latency_s=4.2,
-                    prompt_tokens=5400, completion_tokens=800)  # fmt: skip
+    answer = Answer(
+        raw_text=f"My fix {HOSTILE}\n```diff\n{diff}```",
+        diff=diff,
+        latency_s=4.2,
+        prompt_tokens=5400,
+        completion_tokens=800,
+    )
     line = f"\x1b[32mPASSED\x1b[0m tests/test_calc.py::test_add {HOSTILE}\n"
     big_log = line * int(log_mb * 1e6 / len(line))
     run = CIResult.model_validate(
@@ -93,15 +107,29 @@ def hostile_round(submitter: str, reviewer: str, log_mb: float) -> RoundRecord:
         }
     )
     return RoundRecord(
-        submitter=submitter, reviewer=reviewer, patch=answer, tests=answer,
+        submitter=submitter,
+        reviewer=reviewer,
+        patch=answer,
+        tests=answer,
         runs={"tests_on_base": run, "tests_on_gold": run, "patch_with_gold_tests": run},
-        patch_applies=True, patch_correct=True, tests_valid=False, tests_catch=False,
-        reasons={"patch_correct": f"FAIL_TO_PASS pass {HOSTILE}", "tests_valid": "they fail on gold"},
+        patch_applies=True,
+        patch_correct=True,
+        tests_valid=False,
+        tests_catch=False,
+        reasons={
+            "patch_correct": f"FAIL_TO_PASS pass {HOSTILE}",
+            "tests_valid": "they fail on gold",
+        },
         winner=Winner.SUBMITTER,
-    )  # fmt: skip
+    )
 
 
 def seed(database_url: str, cache_dir: Path) -> None:
+    """Stores the seeded data, and writes a one-task file for the import form to upload."""
+    SEED_DIR.mkdir(parents=True, exist_ok=True)
+    for task in demo_tasks(cache_dir / "demo-repos"):
+        if task.instance_id == IMPORTED_TASK:
+            (SEED_DIR / "import.jsonl").write_text(task.model_dump_json() + "\n")
     pool = open_pool(database_url)
     try:
         ensure_baselines(pool)
@@ -110,10 +138,14 @@ def seed(database_url: str, cache_dir: Path) -> None:
         specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
         task = demo_tasks(cache_dir / "demo-repos")[0]
         task = task.model_copy(update={"problem_statement": f"# Bug\n\nadd() subtracts. {HOSTILE}"})
-        tid = create_tournament(pool, {m: specs[m] for m in ("oracle", "partial")}, [task], "seeded")
+        tid = create_tournament(
+            pool, {m: specs[m] for m in ("oracle", "partial")}, [task], "seeded"
+        )
         with pool.connection() as conn:
             row = conn.execute("SELECT id FROM matches WHERE tournament_id = %s", (tid,)).fetchone()
-            conn.execute("UPDATE tournaments SET status = 'done', finished_at = now() WHERE id = %s", (tid,))
+            conn.execute(
+                "UPDATE tournaments SET status = 'done', finished_at = now() WHERE id = %s", (tid,)
+            )
         assert row is not None
         match_id = int(row["id"])
         mark_running(pool, match_id)
@@ -137,21 +169,32 @@ def main(port: int) -> None:
         cache_dir = Path(os.environ.get("ARENA_CACHE_DIR", scratch / "cache"))
         seed(database_url, cache_dir)
         env = {
-            **os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)), "ARENA_DATABASE_URL": database_url,
-            "ARENA_BROKER_URL": broker.url, "ARENA_CACHE_DIR": str(cache_dir),
-            "ARENA_RATINGS_DEBOUNCE_S": "1", "ARENA_RATINGS_BOOTSTRAP": "20",
-        }  # fmt: skip
+            **os.environ,
+            "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)),
+            "ARENA_DATABASE_URL": database_url,
+            "ARENA_BROKER_URL": broker.url,
+            "ARENA_CACHE_DIR": str(cache_dir),
+            "ARENA_RATINGS_DEBOUNCE_S": "1",
+            "ARENA_RATINGS_BOOTSTRAP": "20",
+        }
         workers = Workers(env, scratch)
         stack.callback(workers.stop_all)
         workers.start(concurrency=2)
         settings = ApiSettings(
-            database_url=database_url, broker_url=broker.url, admin_token=SecretStr(TOKEN),
-            secret_key=SecretStr("web-secret-key"), web_dir=ROOT / "frontend" / "dist",
-        )  # fmt: skip
+            database_url=database_url,
+            broker_url=broker.url,
+            admin_token=SecretStr(TOKEN),
+            secret_key=SecretStr("web-secret-key"),
+            web_dir=ROOT / "frontend" / "dist",
+        )
         server = uvicorn.Server(
-            uvicorn.Config(create_app(settings, CISettings(cache_dir=cache_dir)),
-                           host="127.0.0.1", port=port, log_level="warning")
-        )  # fmt: skip
+            uvicorn.Config(
+                create_app(settings, CISettings(cache_dir=cache_dir)),
+                host="127.0.0.1",
+                port=port,
+                log_level="warning",
+            )
+        )
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -11,6 +11,14 @@ test("start a tournament from the form, follow it live, see it on the leaderboar
   await page.getByRole("button", { name: "Use it" }).click();
   await expect(page.getByRole("table", { name: "Models" })).toContainText("oracle");
   await page.screenshot({ path: "test-results/screens/admin.png", fullPage: true });
+  // the task it plays comes in through the import form (seeded_api.py wrote the file)
+  await page.goto("/#/tasks");
+  const upload = page.getByRole("form", { name: "Import tasks" });
+  await upload.getByLabel(/JSONL or SwingArena file/).setInputFiles("test-results/seed/import.jsonl");
+  await upload.getByRole("button", { name: "Import" }).click();
+  await expect(upload.getByRole("status")).toContainText("1 imported (1 new), 0 bad lines");
+  await expect(page.getByRole("table", { name: "Tasks" })).toContainText("demo__py-textkit-slug");
+  await page.screenshot({ path: "test-results/screens/tasks-imported.png", fullPage: true });
   await page.goto("/#/tournaments");
   const form = page.getByRole("form", { name: "Start a tournament" });
   await form.getByLabel("oracle").check();

@@ -31,7 +31,7 @@ function Heatmap({ m, kind, title }: { m: Matrix; kind: "win" | "count"; title: 
                 {m.models.map((b, j) => {
                   const n = m.matches[i]?.[j] ?? 0;
                   const v = kind === "win" ? m.win_fraction[i]?.[j] : n;
-                  const text = v === null || v === undefined || i === j ? "" : kind === "win" ? v.toFixed(2) : String(v);
+                  const text = i === j || n === 0 ? "" : v === null || v === undefined ? "–" : kind === "win" ? v.toFixed(2) : String(v);
                   return (
                     <td key={b} style={{ background: i === j ? "#eee" : shade(v, max, kind === "win" ? "diverging" : "count") }}>
                       {i !== j && n > 0 ? (
