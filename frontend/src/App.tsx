@@ -1,5 +1,6 @@
 // Layout and routes. Hash routing: the API serves the build as static files (no fallback needed).
-import { createHashRouter, NavLink, Outlet, RouterProvider } from "react-router";
+import { createHashRouter, NavLink, Outlet } from "react-router";
+import { RouterProvider } from "react-router/dom";
 import { useHealth } from "./api/queries";
 import { AdminPage } from "./pages/AdminPage";
 import { HeadToHeadPage } from "./pages/HeadToHeadPage";

@@ -27,6 +27,7 @@ test.describe("pages", () => {
     await page.goto("/#/");
     await page.getByLabel("Language").selectOption("python");
     await expect(page).toHaveURL(/language=python/);
+    await expect(page.getByLabel("Language")).toHaveValue("python"); // rendered, not only navigated
     await page.getByRole("button", { name: /^Matches/ }).click();
     await expect(page).toHaveURL(/sort=matches/);
     const url = page.url();
@@ -94,6 +95,7 @@ test.describe("pages", () => {
     await page.getByRole("button", { name: "Elo" }).focus();
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/sort=elo/);
+    await expect(page.locator("th[aria-sort='descending']")).toContainText("Elo");
     await page.keyboard.press("Tab"); // to the next header, then sort by it
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/sort=submitter_rating/);

@@ -174,7 +174,9 @@ export function LeaderboardPage() {
   );
   const scale = useMemo(() => scaleOf(rows.flatMap((r) => [r.ci_low, r.ci_high, r.rating])), [rows]);
   const cols = useMemo(() => columns(scale), [scale]);
-  const sorting: SortingState = [{ id: f.sort, desc: f.desc }];
+  // controlled table state must keep its identity between renders: a new array each render
+  // makes the table reset its paging, which renders again, forever (starving URL updates)
+  const sorting: SortingState = useMemo(() => [{ id: f.sort, desc: f.desc }], [f.sort, f.desc]);
   const table = useReactTable({
     data: rows,
     columns: cols,
@@ -187,8 +189,10 @@ export function LeaderboardPage() {
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
     sortDescFirst: true,
+    autoResetPageIndex: false,
   });
-  const shown = table.getRowModel().rows.map((r) => r.original);
+  const sortedRows = table.getRowModel().rows;
+  const shown = useMemo(() => sortedRows.map((r) => r.original), [sortedRows]);
   const cutoffs = [...new Set((models.data?.models ?? []).map((m) => m.knowledge_cutoff).filter((c): c is string => !!c))].sort();
 
   const exportAs = (format: "csv" | "json") => {
