@@ -9,8 +9,9 @@ const client = new QueryClient({
   defaultOptions: {
     queries: {
       staleTime: 10_000,
-      // a 4xx will not change by asking again; a down server might come back
-      retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status !== null && error.status < 500),
+      // a 4xx will not change by asking again; a down server is retried once, then shown as down
+      retry: (count, error) =>
+        error instanceof ApiError ? (error.status === null ? count < 1 : error.status >= 500 && count < 2) : count < 2,
     },
   },
 });

@@ -109,5 +109,7 @@ test("a down API shows a clear message, not a blank page", async ({ page }) => {
   await page.route("**/api/**", (route) => route.abort("connectionrefused"));
   await page.goto("/#/");
   await expect(page.getByRole("alert").first()).toContainText("cannot be reached");
+  await expect(page.locator("main").getByRole("alert")).toContainText("Could not load this", { timeout: 10_000 });
+  await expect(page.locator("main").getByRole("button", { name: "Retry" })).toBeVisible();
   await shot(page, "api-down");
 });
