@@ -72,6 +72,18 @@ test.describe("pages", () => {
     await shot(page, "model");
   });
 
+  test("match page: issue, both rounds side by side with facts, diffs and CI runs", async ({ page }) => {
+    await page.goto("/#/matches/1");
+    await expect(page.getByRole("region", { name: "Round 1" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "Round 2" })).toBeVisible();
+    const first = page.getByRole("region", { name: "Round 1" });
+    await expect(first.getByRole("table", { name: "Facts" })).toContainText("Tests are valid");
+    await expect(first.locator(".diff tr.add").first()).toContainText("return a + b");
+    await expect(first.locator("details.run")).toHaveCount(3);
+    await expect(page.getByTestId("match-result")).toContainText("tie");
+    await shot(page, "match-desktop");
+  });
+
   test("tasks page lists tasks and expands one", async ({ page }) => {
     await page.goto("/#/tasks");
     await page.locator("table[aria-label='Tasks'] tbody button").first().click();

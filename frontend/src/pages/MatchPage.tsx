@@ -8,7 +8,7 @@ import { DiffView } from "../components/DiffView";
 import { LogView } from "../components/LogView";
 import { Markdown } from "../components/Markdown";
 import { QueryState } from "../components/Status";
-import { num, secs, usd, when } from "../lib/format";
+import { secs, usd, when } from "../lib/format";
 import { stripAnsi } from "../lib/text";
 
 /** A CI run as the evidence stores it (ci_runner's CIResult); read defensively: it is untyped JSON. */
@@ -177,7 +177,6 @@ export function MatchPage() {
             <div className="rounds">
               {m.rounds.length === 0 ? <p className="state empty">No rounds played yet.</p> : m.rounds.map((r) => <RoundView key={r.idx} round={r} />)}
             </div>
-            <p className="meta">{num(m.rounds.length)} rounds</p>
           </>
         )}
       </QueryState>
