@@ -89,6 +89,9 @@ test.describe("pages", () => {
     await page.locator("table[aria-label='Tasks'] tbody button").first().click();
     await expect(page.getByText("Matches on this task")).toBeVisible();
     await shot(page, "tasks");
+    await page.getByText("Matches on this task").click();
+    await expect(page.getByRole("heading", { name: /Matches on demo__/ })).toBeVisible();
+    await expect(page.locator("table.matches tbody tr")).toHaveCount(1);
   });
 
   test("phone width: the leaderboard and a match stay usable", async ({ page }) => {

@@ -16,6 +16,7 @@ export function MatchesPage() {
   // the API filters by one model; the opponent is picked out of the largest page it serves
   const query = {
     model,
+    task: params.get("task") ?? undefined,
     tournament: Number.isInteger(t) && t > 0 ? t : undefined,
     language: LANGUAGES.find((l) => l === params.get("language")),
     result: params.get("result") ?? undefined,
@@ -30,7 +31,10 @@ export function MatchesPage() {
   };
   return (
     <>
-      <h1>Matches{model ? ` of ${model}` : ""}{opponent ? ` against ${opponent}` : ""}</h1>
+      <h1>
+        Matches{model ? ` of ${model}` : ""}{opponent ? ` against ${opponent}` : ""}
+        {query.task ? ` on ${query.task}` : ""}
+      </h1>
       <QueryState query={matches} what="matches" empty={(d) => (d.matches.length === 0 ? "No matches here." : null)}>
         {(d) => {
           const rows = opponent ? d.matches.filter((m) => m.a === opponent || m.b === opponent) : d.matches;
