@@ -23,22 +23,22 @@ from typing import Any
 import uvicorn
 from api.core.config import ApiSettings
 from api.main import create_app
-from arena.store.matches import end_match, mark_running, store_answer, store_round
-from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
-from arena.store.pool import open_pool
-from arena.store.snapshots import store_snapshots
-from arena.store.tournaments import create_tournament
 from pydantic import SecretStr
-from tests.store.servers import postgres_server, redis_server
-from tests.workers.conftest import Workers
-from workers.ratings import snapshots
 
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
+from arena.store.matches import end_match, mark_running, store_answer, store_round
+from arena.store.migrate import migrate
+from arena.store.pool import open_pool
+from arena.store.snapshots import store_snapshots
+from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
 from ci_runner import CIResult, CISettings
+from tests.store.servers import postgres_server, redis_server
+from tests.workers.conftest import Workers
+from workers.ratings import snapshots
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "web-admin-token"
