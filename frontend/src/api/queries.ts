@@ -1,0 +1,100 @@
+// Query hooks: one per read, keyed so pages share caches (TanStack Query).
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { api, unwrap } from "./client";
+import type { paths } from "./schema";
+
+type BoardQuery = {
+  language?: "python" | "go" | "rust" | "cpp";
+  role?: "submitter" | "reviewer";
+  kind?: "gold-judged" | "ci-judged";
+  created_after?: string;
+  tournament?: number;
+};
+
+export const useLeaderboard = (query: BoardQuery, enabled = true) =>
+  useQuery({
+    queryKey: ["leaderboard", query],
+    queryFn: () => unwrap(api.GET("/api/leaderboard", { params: { query } })),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+
+export const useMatrix = (query: Omit<BoardQuery, "role" | "created_after">) =>
+  useQuery({
+    queryKey: ["matrix", query],
+    queryFn: () => unwrap(api.GET("/api/leaderboard/matrix", { params: { query } })),
+  });
+
+export const useModels = (includeRetired = false) =>
+  useQuery({
+    queryKey: ["models", includeRetired],
+    queryFn: () => unwrap(api.GET("/api/models", { params: { query: { include_retired: includeRetired } } })),
+  });
+
+export const useModel = (name: string) =>
+  useQuery({
+    queryKey: ["model", name],
+    queryFn: () => unwrap(api.GET("/api/models/{name}", { params: { path: { name } } })),
+  });
+
+export type MatchQuery = NonNullable<paths["/api/matches"]["get"]["parameters"]["query"]>;
+
+export const useMatches = (query: MatchQuery, refetchInterval: number | false = false) =>
+  useQuery({
+    queryKey: ["matches", query],
+    queryFn: () => unwrap(api.GET("/api/matches", { params: { query } })),
+    placeholderData: keepPreviousData,
+    refetchInterval,
+  });
+
+export const useMatch = (id: number) =>
+  useQuery({
+    queryKey: ["match", id],
+    queryFn: () => unwrap(api.GET("/api/matches/{match_id}", { params: { path: { match_id: id } } })),
+  });
+
+export const useTournaments = () =>
+  useQuery({
+    queryKey: ["tournaments"],
+    queryFn: () => unwrap(api.GET("/api/tournaments", { params: { query: { limit: 100 } } })),
+  });
+
+export const useTournament = (id: number) =>
+  useQuery({
+    queryKey: ["tournament", id],
+    queryFn: () =>
+      unwrap(api.GET("/api/tournaments/{tournament_id}", { params: { path: { tournament_id: id } } })),
+  });
+
+export type TaskQuery = NonNullable<paths["/api/tasks"]["get"]["parameters"]["query"]>;
+
+export const useTasks = (query: TaskQuery) =>
+  useQuery({
+    queryKey: ["tasks", query],
+    queryFn: () =>
+      unwrap(
+        api.GET("/api/tasks", {
+          params: { query: { ...query, limit: 200 } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+
+export const useTask = (id: string, enabled: boolean) =>
+  useQuery({
+    queryKey: ["task", id],
+    queryFn: () => unwrap(api.GET("/api/tasks/{instance_id}", { params: { path: { instance_id: id } } })),
+    enabled,
+  });
+
+export const useHealth = () =>
+  useQuery({
+    queryKey: ["health"],
+    queryFn: async () => {
+      // 503 still carries the components' reasons: show them, do not throw them away
+      const { data, error, response } = await api.GET("/api/health");
+      return { ok: response.ok, body: data ?? (error as unknown) };
+    },
+    refetchInterval: 30_000,
+    retry: false,
+  });

@@ -1,0 +1,152 @@
+// Tasks: validity and kind, language, repo, gold test counts and deviations; an import form.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Link, useSearchParams } from "react-router";
+import { adminToken, api, unwrap, type ImportReport, type TaskSummary } from "../api/client";
+import { useTask, useTasks } from "../api/queries";
+import { ErrorBox, QueryState } from "../components/Status";
+import { KINDS, LANGUAGES } from "../lib/filters";
+import { when } from "../lib/format";
+
+const VALIDITY = ["valid", "invalid", "unvalidated"] as const;
+
+type Validation = { valid?: boolean; reason?: string | null; fail_to_pass?: string[]; pass_to_pass?: string[]; flaky?: string[]; broken?: string[] };
+
+function TaskDetails({ id }: { id: string }) {
+  const task = useTask(id, true);
+  return (
+    <QueryState query={task} what="the task">
+      {(t) => {
+        const v = (t.validation ?? {}) as Validation;
+        const pipeline = (t.pipeline ?? {}) as { skipped_actions?: string[]; steps?: { name: string }[] };
+        return (
+          <div className="task-detail">
+            <p>FAIL_TO_PASS <strong>{v.fail_to_pass?.length ?? "–"}</strong> · PASS_TO_PASS <strong>{v.pass_to_pass?.length ?? "–"}</strong>
+              {v.flaky?.length ? ` · flaky ${v.flaky.length}` : ""}{v.broken?.length ? ` · broken here ${v.broken.length}` : ""}
+              {t.validated_at ? ` · validated ${when(t.validated_at)}` : ""}</p>
+            {v.reason && <p>Reason: {v.reason}</p>}
+            {pipeline.steps && <p>Pipeline: {pipeline.steps.map((s) => s.name).join(" → ")}</p>}
+            {pipeline.skipped_actions?.length ? <p>Toolchain deviations (skipped actions): {pipeline.skipped_actions.join(", ")}</p> : null}
+            {v.fail_to_pass?.length ? (
+              <details><summary>FAIL_TO_PASS tests</summary><ul className="mono">{v.fail_to_pass.map((n) => <li key={n}>{n}</li>)}</ul></details>
+            ) : null}
+            <p><Link to={`/matches?task=${encodeURIComponent(id)}`}>Matches on this task</Link></p>
+          </div>
+        );
+      }}
+    </QueryState>
+  );
+}
+
+function TaskRow({ t }: { t: TaskSummary }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <tr>
+        <td>
+          <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? "▾" : "▸"} {t.instance_id}</button>
+        </td>
+        <td className={`validity-${t.validity}`} title={t.validation_reason ?? undefined}>{t.validity}{t.validation_reason ? ` (${t.validation_reason})` : ""}</td>
+        <td>{t.kind}</td>
+        <td>{t.language}</td>
+        <td className="mono">{t.repo}</td>
+        <td>{t.issue_created_at?.slice(0, 10) ?? "–"}</td>
+      </tr>
+      {open && (
+        <tr className="expanded"><td colSpan={6}><TaskDetails id={t.instance_id} /></td></tr>
+      )}
+    </>
+  );
+}
+
+function ImportForm() {
+  const client = useQueryClient();
+  const [file, setFile] = useState<File | null>(null);
+  const [language, setLanguage] = useState("");
+  const [report, setReport] = useState<ImportReport | null>(null);
+  const upload = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST("/api/tasks/import", {
+          params: { query: { language: (language || undefined) as (typeof LANGUAGES)[number] | undefined } },
+          body: { file: file as unknown as string },
+          bodySerializer: (body) => {
+            const form = new FormData();
+            form.append("file", body.file as unknown as Blob);
+            return form;
+          },
+        }),
+      ),
+    onSuccess: (r) => {
+      setReport(r);
+      void client.invalidateQueries({ queryKey: ["tasks"] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (file) upload.mutate();
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-label="Import tasks">
+      <h2>Import tasks</h2>
+      <label>JSONL or SwingArena file <input type="file" accept=".jsonl,.json,.txt" onChange={(e) => setFile(e.target.files?.[0] ?? null)} /></label>
+      <label>Language (when the file lacks it)
+        <select value={language} onChange={(e) => setLanguage(e.target.value)}>
+          <option value="">from the file</option>{LANGUAGES.map((l) => <option key={l}>{l}</option>)}
+        </select>
+      </label>
+      <button type="submit" disabled={!file || upload.isPending}>{upload.isPending ? "Importing…" : "Import"}</button>
+      {upload.error && <ErrorBox error={upload.error} />}
+      {report && (
+        <div role="status">
+          <p>{report.imported.length} imported ({report.imported.filter((t) => t.new).length} new), {report.errors.length} bad lines.</p>
+          {report.errors.length > 0 && (
+            <ul className="error-text">{report.errors.map((e, i) => <li key={i}>line {e.line}, {e.field}: {e.problem}</li>)}</ul>
+          )}
+        </div>
+      )}
+    </form>
+  );
+}
+
+export function TasksPage() {
+  const [params, setParams] = useSearchParams();
+  const query = {
+    language: LANGUAGES.find((l) => l === params.get("language")),
+    kind: KINDS.find((l) => l === params.get("kind")),
+    validity: VALIDITY.find((l) => l === params.get("validity")),
+    repo: params.get("repo") ?? undefined,
+  };
+  const tasks = useTasks(query);
+  const set = (key: string, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    setParams(next);
+  };
+  return (
+    <>
+      <h1>Tasks</h1>
+      <form className="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>Language<select value={query.language ?? ""} onChange={(e) => set("language", e.target.value)}><option value="">all</option>{LANGUAGES.map((l) => <option key={l}>{l}</option>)}</select></label>
+        <label>Kind<select value={query.kind ?? ""} onChange={(e) => set("kind", e.target.value)}><option value="">all</option>{KINDS.map((l) => <option key={l}>{l}</option>)}</select></label>
+        <label>Validity<select value={query.validity ?? ""} onChange={(e) => set("validity", e.target.value)}><option value="">all</option>{VALIDITY.map((l) => <option key={l}>{l}</option>)}</select></label>
+        <label>Repo contains<input defaultValue={query.repo ?? ""} onBlur={(e) => set("repo", e.target.value)} onKeyDown={(e) => e.key === "Enter" && set("repo", e.currentTarget.value)} /></label>
+      </form>
+      <QueryState query={tasks} what="tasks" empty={(d) => (d.tasks.length === 0 ? "No tasks match: import some below." : null)}>
+        {(d) => (
+          <>
+            <p>{d.total} tasks{d.total > d.tasks.length ? ` (first ${d.tasks.length} shown)` : ""}</p>
+            <div className="table-wrap">
+              <table aria-label="Tasks">
+                <thead><tr><th>Instance</th><th>Validity</th><th>Kind</th><th>Language</th><th>Repo</th><th>Issue opened</th></tr></thead>
+                <tbody>{d.tasks.map((t) => <TaskRow key={t.instance_id} t={t} />)}</tbody>
+              </table>
+            </div>
+          </>
+        )}
+      </QueryState>
+      {adminToken.get() ? <ImportForm /> : <p className="hint">To import tasks, enter the admin token on the <Link to="/admin">admin page</Link>.</p>}
+    </>
+  );
+}

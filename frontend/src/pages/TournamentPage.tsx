@@ -1,0 +1,64 @@
+// One tournament: settings, live progress from its events, its matches, and its leaderboard once over.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Link, useParams } from "react-router";
+import { adminToken, api, unwrap } from "../api/client";
+import { useMatches, useTournament } from "../api/queries";
+import { MatchTable } from "../components/MatchTable";
+import { ProgressBar } from "../components/Progress";
+import { ErrorBox, QueryState } from "../components/Status";
+import { when } from "../lib/format";
+import { useTournamentEvents } from "../lib/sse";
+
+export function TournamentPage() {
+  const id = Number(useParams().id);
+  const client = useQueryClient();
+  const tournament = useTournament(id);
+  const running = tournament.data?.status === "running" || !!tournament.data?.progress.running;
+  const live = useTournamentEvents(id, running, () => {
+    void client.invalidateQueries({ queryKey: ["tournament", id] });
+    void client.invalidateQueries({ queryKey: ["leaderboard"] });
+    void client.invalidateQueries({ queryKey: ["matches"] });
+  });
+  const matches = useMatches({ tournament: id, limit: 100 }, running ? 3000 : false);
+  const cancel = useMutation({
+    mutationFn: () => unwrap(api.POST("/api/tournaments/{tournament_id}/cancel", { params: { path: { tournament_id: id } } })),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ["tournament", id] }),
+  });
+  return (
+    <>
+      <h1>Tournament #{id}</h1>
+      <QueryState query={tournament} what="the tournament">
+        {(stored) => {
+          const t = live.tournament ?? stored;
+          return (
+            <section className="card" aria-live="polite">
+              <p>
+                <strong className={`status-${t.status}`} data-testid="tournament-status">{t.status}</strong>
+                {running && <span className="live"> · {live.state === "live" ? "live" : live.state === "lost" ? "connection lost, retrying" : "connecting"}</span>}
+                {" · "}started {when(t.created_at)}{t.finished_at ? `, finished ${when(t.finished_at)}` : ""}
+              </p>
+              <ProgressBar p={t.progress} />
+              <dl className="facts-list">
+                <dt>Models</dt><dd>{t.models.map((m) => <Link key={m} to={`/models/${encodeURIComponent(m)}`} className="chip">{m}</Link>)}</dd>
+                <dt>Tasks</dt><dd>{t.tasks}</dd>
+                <dt>Context budget</dt><dd>{t.settings.context_budget_tokens} tokens</dd>
+              </dl>
+              <p>
+                <Link to={`/?tournament=${id}`}>Leaderboard of this tournament</Link> ·{" "}
+                <Link to={`/head-to-head?tournament=${id}`}>head-to-head</Link>
+              </p>
+              {t.status === "running" && adminToken.get() && (
+                <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending}>Cancel tournament</button>
+              )}
+              {cancel.error && <ErrorBox error={cancel.error} />}
+            </section>
+          );
+        }}
+      </QueryState>
+      <h2>Matches</h2>
+      <QueryState query={matches} what="matches" empty={(d) => (d.matches.length === 0 ? "No matches yet." : null)}>
+        {(d) => <MatchTable matches={d.matches} />}
+      </QueryState>
+    </>
+  );
+}

@@ -1,0 +1,212 @@
+"""The real Arena API for the browser tests: throwaway PostgreSQL and Redis, seeded, with workers.
+
+Run from the repository root (`python frontend/tests/seeded_api.py PORT`); it prints `ready` when
+the API (serving frontend/dist at /) answers on 127.0.0.1:PORT, and stops everything on SIGTERM.
+Seeded: a 100-model rating snapshot (rated by the workers' own pure function), a tournament of
+the baselines whose first match carries hostile evidence (script tags, onerror images,
+javascript: links, ANSI escapes, megabytes of log), and workers so a tournament started from the
+website really plays.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import tempfile
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from api.core.config import ApiSettings
+from api.main import create_app
+from arena.store.models import ensure_baselines, list_models
+from pydantic import SecretStr
+
+from arena.match import RoundRecord
+from arena.players.base import Answer, Role
+from arena.protocol import Winner
+from arena.store.matches import end_match, mark_running, store_answer, store_round
+from arena.store.migrate import migrate
+from arena.store.pool import open_pool
+from arena.store.snapshots import store_snapshots
+from arena.store.tournaments import create_tournament
+from arena.tasks.demo import demo_tasks
+from ci_runner import CIResult, CISettings
+from tests.store.servers import postgres_server, redis_server
+from tests.workers.conftest import Workers
+from workers.ratings import snapshots
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "web-admin-token"
+SEED_DIR = ROOT / "frontend" / "test-results" / "seed"
+IMPORTED_TASK = "demo__py-textkit-slug"  # small and fast: the tournament test plays it
+HOSTILE = (
+    '<script>window.__xss = "script"</script> <img src=x onerror="window.__xss=\'img\'">'
+    " [click me](javascript:window.__xss='link') \x1b[31mred\x1b[0m \x1b]0;title\x07"
+)
+
+
+def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]:
+    """Finished matches among `count` models with hidden strengths: enough to rate each."""
+    rng = random.Random(seed)
+    names = [f"model-{i:03d}" for i in range(count)]
+    skill = {n: rng.gauss(0, 1) for n in names}
+    found = []
+    for i in range(matches):
+        a, b = rng.sample(names, 2)
+        rounds = []
+        for sub, rev in ((a, b), (b, a)):
+            p = 1 / (1 + 10 ** (skill[rev] - skill[sub]))
+            won = "submitter" if rng.random() < p else "reviewer"
+            rounds.append({"submitter": sub, "reviewer": rev, "winner": won})
+        wins = {a: 0, b: 0}
+        for r in rounds:
+            wins[r["submitter"] if r["winner"] == "submitter" else r["reviewer"]] += 1
+        result = "tie" if wins[a] == wins[b] else max(wins, key=lambda m: wins[m])
+        found.append(
+            {
+                "task": f"t{i % 50}",
+                "language": "python",
+                "kind": "gold-judged",
+                "a": a,
+                "b": b,
+                "result": result,
+                "rounds": rounds,
+            }
+        )
+    return found
+
+
+def hostile_round(submitter: str, reviewer: str, log_mb: float) -> RoundRecord:
+    diff = (
+        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
+        f" def add(a, b):\n-    return a - b\n+    return a + b  # {HOSTILE}\n"
+    )
+    answer = Answer(
+        raw_text=f"My fix {HOSTILE}\n```diff\n{diff}```",
+        diff=diff,
+        latency_s=4.2,
+        prompt_tokens=5400,
+        completion_tokens=800,
+    )
+    line = f"\x1b[32mPASSED\x1b[0m tests/test_calc.py::test_add {HOSTILE}\n"
+    big_log = line * int(log_mb * 1e6 / len(line))
+    run = CIResult.model_validate(
+        {
+            "status": "failed",
+            "steps": [
+                {"name": "install", "exit_code": 0, "duration_s": 1.5, "log": "ok\n"},
+                {"name": f"test {HOSTILE}", "exit_code": 1, "duration_s": 9.5, "log": big_log},
+            ],
+            "tests": {"tests/test_calc.py::test_add": "passed", f"test_{HOSTILE}": "failed"},
+            "duration_s": 11.0,
+        }
+    )
+    return RoundRecord(
+        submitter=submitter,
+        reviewer=reviewer,
+        patch=answer,
+        tests=answer,
+        runs={"tests_on_base": run, "tests_on_gold": run, "patch_with_gold_tests": run},
+        patch_applies=True,
+        patch_correct=True,
+        tests_valid=False,
+        tests_catch=False,
+        reasons={
+            "patch_correct": f"FAIL_TO_PASS pass {HOSTILE}",
+            "tests_valid": "they fail on gold",
+        },
+        winner=Winner.SUBMITTER,
+    )
+
+
+def seed(database_url: str, cache_dir: Path) -> None:
+    """Stores the seeded data, and writes a one-task file for the import form to upload."""
+    SEED_DIR.mkdir(parents=True, exist_ok=True)
+    for task in demo_tasks(cache_dir / "demo-repos"):
+        if task.instance_id == IMPORTED_TASK:
+            (SEED_DIR / "import.jsonl").write_text(task.model_dump_json() + "\n")
+    pool = open_pool(database_url)
+    try:
+        ensure_baselines(pool)
+        many = many_models(100, 3000)
+        store_snapshots(pool, None, snapshots(many, 20))
+        specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
+        task = demo_tasks(cache_dir / "demo-repos")[0]
+        task = task.model_copy(update={"problem_statement": f"# Bug\n\nadd() subtracts. {HOSTILE}"})
+        tid = create_tournament(
+            pool, {m: specs[m] for m in ("oracle", "partial")}, [task], "seeded"
+        )
+        with pool.connection() as conn:
+            row = conn.execute("SELECT id FROM matches WHERE tournament_id = %s", (tid,)).fetchone()
+            conn.execute(
+                "UPDATE tournaments SET status = 'done', finished_at = now() WHERE id = %s", (tid,)
+            )
+        assert row is not None
+        match_id = int(row["id"])
+        mark_running(pool, match_id)
+        for idx, (sub, rev) in enumerate((("oracle", "partial"), ("partial", "oracle"))):
+            record = hostile_round(sub, rev, 3.0 if idx == 0 else 0.01)
+            store_answer(pool, match_id, idx, Role.SUBMITTER, sub, record.patch)
+            store_answer(pool, match_id, idx, Role.REVIEWER, rev, record.tests)
+            store_round(pool, match_id, idx, record)
+        end_match(pool, match_id, "done", score={"oracle": 1, "partial": 1}, result="tie")
+    finally:
+        pool.close()
+
+
+def main(port: int) -> None:
+    with ExitStack() as stack:
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-web-")))
+        postgres = stack.enter_context(postgres_server())
+        broker = stack.enter_context(redis_server(scratch / "redis"))
+        database_url = postgres.new_database()
+        migrate(database_url)
+        cache_dir = Path(os.environ.get("ARENA_CACHE_DIR", scratch / "cache"))
+        seed(database_url, cache_dir)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)),
+            "ARENA_DATABASE_URL": database_url,
+            "ARENA_BROKER_URL": broker.url,
+            "ARENA_CACHE_DIR": str(cache_dir),
+            "ARENA_RATINGS_DEBOUNCE_S": "1",
+            "ARENA_RATINGS_BOOTSTRAP": "20",
+        }
+        workers = Workers(env, scratch)
+        stack.callback(workers.stop_all)
+        workers.start(concurrency=2)
+        settings = ApiSettings(
+            database_url=database_url,
+            broker_url=broker.url,
+            admin_token=SecretStr(TOKEN),
+            secret_key=SecretStr("web-secret-key"),
+            web_dir=ROOT / "frontend" / "dist",
+        )
+        server = uvicorn.Server(
+            uvicorn.Config(
+                create_app(settings, CISettings(cache_dir=cache_dir)),
+                host="127.0.0.1",
+                port=port,
+                log_level="warning",
+            )
+        )
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started and thread.is_alive():
+            stop.wait(0.05)
+        print("ready", flush=True)
+        stop.wait()
+        server.should_exit = True
+        thread.join(10)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 8765)
