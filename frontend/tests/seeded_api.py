@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from api.core.config import ApiSettings
-from api.main import create_app
-from arena.store.models import ensure_baselines, list_models
 from pydantic import SecretStr
 
+from api.core.config import ApiSettings
+from api.main import create_app
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
 from arena.store.matches import end_match, mark_running, store_answer, store_round
 from arena.store.migrate import migrate
+from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import open_pool
 from arena.store.snapshots import store_snapshots
 from arena.store.tournaments import create_tournament
