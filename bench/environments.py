@@ -27,12 +27,13 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.tasks.gitrepo import commit_directory
+from bench.ci_overhead import hand_to_uid
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.engine import connect
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
 from ci_runner.sandbox.docker import sandbox_uid
-from ci_runner.workspace import Workspaces, hand_to_uid
+from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_projects import (
     PYTHON_FILES,
     RUST_PIPELINE,

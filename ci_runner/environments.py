@@ -16,14 +16,11 @@ import hashlib
 import json
 import os
 import posixpath
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import docker.errors
-from docker.types import Mount
 from pydantic import BaseModel, ConfigDict
 
 from ci_runner.engine import ENGINE_ERRORS
@@ -31,7 +28,8 @@ from ci_runner.errors import CIError, ImageError
 from ci_runner.images import SANDBOX_HOME, WORKSPACE, ImageBuilder
 from ci_runner.locks import file_lock
 from ci_runner.pipeline import Pipeline, Step
-from ci_runner.sandbox.docker import DockerSandbox, sandbox_uid
+from ci_runner.sandbox.base import SandboxFileError
+from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
 from ci_runner.toolchains import (
     REQUEST_FILES,
     ToolchainChoice,
@@ -40,7 +38,7 @@ from ci_runner.toolchains import (
     relaxations,
     requested_version,
 )
-from ci_runner.workspace import Workspaces, hand_to_uid, remove_tree, source_key
+from ci_runner.workspace import Workspaces, remove_tree, source_key
 
 Progress = Callable[[str], None]
 
@@ -49,7 +47,7 @@ CACHE_DIR = f"{ENV_ROOT}/cache"  # the image's VOLUME: each run writes its own c
 VENV = f"{CACHE_DIR}/venv"
 WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
 GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
-BUILD_MOUNT = "/mnt"  # an empty directory of every Debian image: nothing is left behind
+BUILD_MOUNT = "/mnt"  # an empty directory of every Debian image; a tmpfs during builds
 BUILD_CA = f"{BUILD_MOUNT}/ca.crt"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
@@ -304,32 +302,37 @@ class EnvironmentBuilder:
         tmp.replace(path)
 
     def _build(self, spec: EnvironmentSpec, toolchain: str, tag: str, progress: Progress) -> None:
-        settings = self._settings
-        ca = settings.build_ca_bundle
+        ca = self._settings.build_ca_bundle
         if ca is not None and not ca.is_file():
             raise ImageError(f"ARENA_BUILD_CA_BUNDLE={ca} is not a file")
         progress(f"checking out {spec.repo} at {spec.commit[:12]}")
         run_dir, _ = self._workspaces.checkout(spec.repo, spec.commit)
-        mount = Path(tempfile.mkdtemp(dir=settings.runs_dir, prefix="build-"))
         try:
-            if ca is not None:
-                shutil.copyfile(ca, mount / "ca.crt")
-            (mount / "bin").mkdir()
-            (mount / "bin" / "sudo").write_text(_SUDO_SHIM)
-            (mount / "bin" / "sudo").chmod(0o755)
-            os.chmod(mount, 0o755)
-            hand_to_uid(run_dir, sandbox_uid())
-            with contextlib.closing(self._start(toolchain, run_dir, mount, spec.budget_s())) as box:
+            with contextlib.closing(self._start(toolchain, spec.budget_s())) as box:
+                try:
+                    box.write_tree(run_dir, WORKSPACE)  # tar keeps the commit's mtimes
+                except SandboxFileError as exc:
+                    raise EnvironmentBuildError(
+                        f"environment of {spec.repo} at {spec.commit[:12]}: {exc} of "
+                        f"{self._settings.limits.disk_mb} MiB"
+                    ) from exc
+                remove_tree(run_dir)  # the build container has its own copy now
+                box.write_file(f"{BUILD_MOUNT}/bin/sudo", _SUDO_SHIM.encode(), mode=0o755)
+                if ca is not None:
+                    box.write_file(BUILD_CA, ca.read_bytes())
                 self._run_in(box, spec, tag, progress)
                 progress(f"committing {tag}")
                 self._commit(box, spec, tag)
         finally:
             remove_tree(run_dir)
-            shutil.rmtree(mount, ignore_errors=True)
 
-    def _start(self, toolchain: str, run_dir: Path, mount: Path, budget_s: float) -> DockerSandbox:
-        settings = self._settings
-        limits = settings.limits
+    def _start(self, toolchain: str, budget_s: float) -> DockerSandbox:
+        """A root build container with the build network and no host path mounted.
+
+        The workspace and the build files (CA bundle, sudo shim) sit on tmpfs mounts, which
+        `docker commit` leaves out: neither the checkout nor the CA bundle reaches the image.
+        """
+        limits = self._settings.limits
         client = self._images.client
         try:
             container = client.containers.create(
@@ -338,14 +341,13 @@ class EnvironmentBuilder:
                 command=["sleep", str(int(budget_s) + 600)],
                 detach=True,
                 init=True,
-                network_mode=settings.build_network,
-                # mounts, not volumes: nothing of them may be declared in the committed image
-                mounts=[
-                    Mount(WORKSPACE, str(run_dir), type="bind"),
-                    Mount(BUILD_MOUNT, str(mount), type="bind", read_only=True),
-                ],
+                network_mode=self._settings.build_network,
+                tmpfs={
+                    WORKSPACE: f"rw,exec,size={limits.disk_mb}m,mode=0755",
+                    BUILD_MOUNT: "rw,exec,nosuid,nodev,size=64m,mode=0755",
+                },
                 working_dir=WORKSPACE,
-                nano_cpus=int(min(limits.cpus, float(os.cpu_count() or 1)) * 1e9),
+                nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
                 pids_limit=max(limits.pids, 1024),
                 labels={BUILD_LABEL: "1"},
             )
@@ -353,7 +355,7 @@ class EnvironmentBuilder:
             raise ImageError(f"toolchain image {toolchain} is missing") from exc
         except ENGINE_ERRORS as exc:
             raise ImageError(f"cannot create the environment build container: {exc}") from exc
-        box = DockerSandbox(client, container)
+        box = DockerSandbox(client, container, as_root=True)
         try:
             container.start()
         except BaseException as exc:

@@ -267,15 +267,3 @@ def sweep_run_dirs(runs_dir: Path, *, max_age_s: float | None = None) -> list[Pa
             remove_tree(path)
             removed.append(path)
     return removed
-
-
-def hand_to_uid(root: Path, uid: int) -> None:
-    """Let a build container's sandbox user write a fresh checkout (no-op unless we are root).
-
-    Safe since checkouts share no file with the mirror (fetched as a pack)."""
-    if os.geteuid() != 0:
-        return
-    os.lchown(root, uid, uid)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            os.lchown(os.path.join(dirpath, name), uid, uid)

@@ -54,7 +54,7 @@ class Sandbox(ABC):
         """Copy the host directory `source` into the sandbox at `destination`, owned by its user."""
 
     @abstractmethod
-    def write_file(self, path: str, data: bytes) -> None:
+    def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         """Create or replace the file `path` inside the sandbox, owned by its user."""
 
     @abstractmethod

@@ -103,7 +103,7 @@ exec head -c "$2" -- "$1"
 _ENGINE_CPUS: dict[str, int] = {}
 
 
-def _engine_cpus(client: docker.DockerClient) -> int:
+def engine_cpus(client: docker.DockerClient) -> int:
     """The CPU count of the engine's host (not ours: DOCKER_HOST may be elsewhere), asked once."""
     url = str(client.api.base_url)
     if url not in _ENGINE_CPUS:
@@ -147,10 +147,17 @@ class DockerSandbox(Sandbox):
     the sandbox writes reaches the host's disk.
     """
 
-    def __init__(self, client: docker.DockerClient, container: Container) -> None:
+    def __init__(
+        self, client: docker.DockerClient, container: Container, *, as_root: bool = False
+    ) -> None:
+        """`as_root` only for environment builds (trusted setup steps, committed afterwards):
+        every exec, copy and read then runs as root, and no leftover process is killed first,
+        since root's `kill -1` would also stop the keep-alive. CI runs never pass it.
+        """
         self._client = client
         self._container = container
-        self._uid = sandbox_uid()
+        self._uid = 0 if as_root else sandbox_uid()
+        self._prologue = "" if as_root else _ALONE
         self._dead = False
         self._closed = False
 
@@ -161,7 +168,7 @@ class DockerSandbox(Sandbox):
     @classmethod
     def start(cls, client: docker.DockerClient, image: str, limits: Limits) -> DockerSandbox:
         uid = sandbox_uid()
-        cpus = sandbox_cpus(limits, _engine_cpus(client))
+        cpus = sandbox_cpus(limits, engine_cpus(client))
         owned = f"nosuid,nodev,uid={uid},gid={uid}"
         # workspace files live in memory, charged to the container: give them their own room
         memory = f"{limits.memory_mb + limits.disk_mb}m"
@@ -252,7 +259,7 @@ class DockerSandbox(Sandbox):
     ) -> ExecResult:
         started = time.monotonic()
         since = int(time.time()) - 1
-        script = _ALONE + 'exec bash --noprofile --norc -eo pipefail -c "$1"'
+        script = self._prologue + 'exec bash --noprofile --norc -eo pipefail -c "$1"'
         exec_id = self._exec_create(
             ["bash", "--noprofile", "--norc", "-c", script, "arena-step", command],
             stdout=True,
@@ -306,13 +313,13 @@ class DockerSandbox(Sandbox):
 
         self._write(destination, pack, f"copy {source} into the sandbox")
 
-    def write_file(self, path: str, data: bytes) -> None:
+    def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         directory, name = posixpath.split(path)
 
         def pack(stdin: io.RawIOBase) -> None:
             info = tarfile.TarInfo(name)
             info.size = len(data)
-            info.mode = 0o644
+            info.mode = mode
             with tarfile.open(fileobj=stdin, mode="w|", format=tarfile.PAX_FORMAT) as tar:
                 tar.addfile(info, io.BytesIO(data))
 
@@ -320,7 +327,7 @@ class DockerSandbox(Sandbox):
 
     def _write(self, destination: str, pack: Callable[[io.RawIOBase], None], what: str) -> None:
         """Stream a tar archive into `tar -x` run as the sandbox user, through the engine."""
-        script = _ALONE + 'mkdir -p -- "$1" && exec tar -x --no-same-owner -f - -C "$1"'
+        script = self._prologue + 'mkdir -p -- "$1" && exec tar -x --no-same-owner -f - -C "$1"'
         exec_id = self._exec_create(
             ["bash", "--noprofile", "--norc", "-c", script, "arena-copy", destination],
             stdin=True,
@@ -360,7 +367,7 @@ class DockerSandbox(Sandbox):
                 "--noprofile",
                 "--norc",
                 "-c",
-                _ALONE + _READ_FILE,
+                self._prologue + _READ_FILE,
                 "arena-read",
                 path,
                 str(max_bytes),

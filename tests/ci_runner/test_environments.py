@@ -29,7 +29,7 @@ from ci_runner.environments import (
     EnvironmentSpec,
     runtime_env,
 )
-from ci_runner.images import ImageBuilder
+from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_projects import (
@@ -164,6 +164,41 @@ def test_python_environment_built_once_then_runs_offline(
         spec.model_copy(update={"pipeline": python_pipeline("pip install six iniconfig")})
     )
     assert rebuilt != tag
+
+
+def test_the_build_gets_a_copy_of_the_checkout_and_no_host_path(
+    environments: EnvironmentBuilder, make_repo: MakeRepo
+) -> None:
+    """The engine may be remote: the checkout and the build files reach the build container
+    through it, on tmpfs mounts (left out of the image), files keeping their commit's time."""
+    repo, commit = make_repo(PYTHON_FILES)
+    found = pygit2.Repository(repo)[commit]
+    assert isinstance(found, pygit2.Commit)
+    probe = f"{CACHE_DIR}/probe"
+    record = (
+        f"mkdir -p {probe} && awk '{{print $2, $3}}' /proc/mounts > {probe}/mounts"
+        f" && stat -c %Y pyproject.toml > {probe}/mtime && id -u > {probe}/uid"
+        f" && ls -A /mnt > {probe}/build-files"
+    )
+    spec = _spec(repo, commit, "python", python_pipeline(f"pip install six && {record}"))
+    tag = environments.ensure(spec)
+    listing = "; echo --; ".join(
+        [f"cat {probe}/{name}" for name in ("mtime", "uid", "build-files", "mounts")]
+        + [f"ls -A {WORKSPACE}"]
+    )
+    seen = subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", tag, "bash", "-c", listing],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    mtime, uid, build_files, mount_lines, workspace = seen.split("--\n")
+    assert mtime.strip() == str(found.commit_time)  # warm caches judge freshness by mtime
+    assert uid.strip() == "0"  # setup steps run as root
+    assert "bin" in build_files.split()  # the sudo shim was there during the build
+    mounts = dict(line.split() for line in mount_lines.splitlines())
+    assert mounts[WORKSPACE] == "tmpfs" and mounts["/mnt"] == "tmpfs", mount_lines
+    assert workspace.strip() == ""  # the checkout is not part of the image
 
 
 def _distinctive_ca_line(image: str) -> str | None:
