@@ -20,7 +20,8 @@ export default defineConfig({
   webServer: external
     ? undefined
     : {
-        command: `${python} frontend/tests/seeded_api.py ${port}`,
+        // the repo's top is the script's import root (it imports tests.store fixtures)
+        command: `PYTHONPATH=. ${python} frontend/tests/seeded_api.py ${port}`,
         cwd: "..",
         url: `http://127.0.0.1:${port}/api/health`,
         timeout: 180_000,
