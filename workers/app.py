@@ -9,7 +9,9 @@ from arena.store.settings import ServiceSettings
 
 def make_app(settings: ServiceSettings) -> Celery:
     app = Celery(
-        "arena", broker=settings.broker_url, include=["workers.steps", "workers.reconciler"]
+        "arena",
+        broker=settings.broker_url,
+        include=["workers.steps", "workers.reconciler", "workers.engine_status"],
     )
     app.conf.update(
         task_default_queue="control",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import docker
+from typing import Any
+
 import redis
 from fastapi import APIRouter, Response
 
 from api.deps import ServicesDep
 from api.schemas.health import Check, Health, QueueCheck
-from ci_runner.engine import ENGINE_ERRORS
+from workers.engine_status import ENGINE_COMMAND, engine_check
 
 router = APIRouter(tags=["health"])
 QUEUES = ("control", "llm", "ci")
@@ -33,11 +34,21 @@ def _redis(s: ServicesDep) -> Check:
     return Check(ok=True)
 
 
-def _docker() -> Check:
-    try:
-        docker.from_env(timeout=3).ping()
-    except ENGINE_ERRORS as exc:
-        return Check(ok=False, reason=f"no Docker engine answers: {type(exc).__name__}: {exc}")
+def _docker(s: ServicesDep, broker_up: bool) -> Check:
+    """The engines of the CI workers, as they report them; this host's engine when none answers."""
+    replies: list[dict[str, Any]] = []
+    if broker_up:
+        try:
+            replies = s.queue.control.broadcast(ENGINE_COMMAND, reply=True, timeout=1.0) or []
+        except Exception:  # the broker went away since it was checked
+            replies = []
+    reports = {w: r for reply in replies for w, r in reply.items() if isinstance(r, dict)}
+    if not reports:
+        local = engine_check()
+        return Check(ok=local["ok"], reason=local["reason"])
+    down = {w: r["reason"] for w, r in sorted(reports.items()) if not r.get("ok")}
+    if len(down) == len(reports):
+        return Check(ok=False, reason="; ".join(f"{w}: {why}" for w, why in down.items()))
     return Check(ok=True)
 
 
@@ -69,7 +80,8 @@ def _queues(s: ServicesDep, broker_up: bool) -> dict[str, QueueCheck]:
 )
 def health(s: ServicesDep, response: Response) -> Health:
     """503 when PostgreSQL or Redis is down or a queue has no worker."""
-    postgres, broker, engine = _postgres(s), _redis(s), _docker()
+    postgres, broker = _postgres(s), _redis(s)
+    engine = _docker(s, broker.ok)
     queues = _queues(s, broker.ok)
     working = postgres.ok and broker.ok and all(q.ok for q in queues.values())
     found = Health(

@@ -68,10 +68,16 @@ def worker(
     if unknown or not wanted:
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
     apply(_settings().database_url)
+    # tasks of the bundled corpus name repos under this cache: every worker host commits its own
+    # copy (same files, same SHAs), because workers share nothing but PostgreSQL and Redis
+    from arena.tasks.demo import demo_tasks
+    from ci_runner import CISettings
+
+    demo_tasks(CISettings().cache_dir / "demo-repos")
     if "ci" in wanted:  # sandboxes of a CI worker that was killed on this host
         from docker.errors import DockerException
 
-        from ci_runner import CIRunner, CISettings
+        from ci_runner import CIRunner
         from ci_runner.errors import SandboxError
         from ci_runner.sandbox.docker import sweep_orphans
 
