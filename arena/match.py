@@ -149,6 +149,31 @@ class PreparedTask:
     contexts: dict[Role, TaskContext]
 
 
+def role_contexts(
+    task: Task, workspaces: Workspaces, index_cache: Path | None, budget_tokens: int
+) -> dict[Role, TaskContext]:
+    """What each role is shown: the issue and retrieved files, packed to the token budget.
+
+    Needs the repo and nothing of CI, so a model-calling worker builds it without an engine.
+    """
+    task = with_pipeline(task, workspaces)
+
+    def read_file(path: str) -> str | None:
+        return workspaces.read_text(task.repo, task.base_commit, path)
+
+    index = RepoIndex.build(
+        workspaces.list_files(task.repo, task.base_commit),
+        read_file,
+        index_cache,
+        f"{task.repo}@{task.base_commit}",
+    )
+    query = f"{task.problem_statement}\n{task.hints_text}"
+    return {
+        role: TaskContext(task, pack_context(index.search(query, role), budget_tokens), read_file)
+        for role in Role
+    }
+
+
 class Arena:
     """Plays rounds and matches on tasks through one CI service."""
 
@@ -188,23 +213,7 @@ class Arena:
                 f"task {task.instance_id} is invalid and cannot be played: {validation.reason}"
             )
         gold_only = self._with_retries(lambda: self._ci.run(task, (task.patch,)))
-
-        def read_file(path: str) -> str | None:
-            return self._workspaces.read_text(task.repo, task.base_commit, path)
-
-        index = RepoIndex.build(
-            self._workspaces.list_files(task.repo, task.base_commit),
-            read_file,
-            self._index_cache,
-            f"{task.repo}@{task.base_commit}",
-        )
-        query = f"{task.problem_statement}\n{task.hints_text}"
-        contexts = {
-            role: TaskContext(
-                task, pack_context(index.search(query, role), self._budget), read_file
-            )
-            for role in Role
-        }
+        contexts = role_contexts(task, self._workspaces, self._index_cache, self._budget)
         return PreparedTask(task, validation, gold_only, contexts)
 
     def play_round(

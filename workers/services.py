@@ -10,8 +10,8 @@ from typing import Any
 
 import redis
 
-from arena.match import Arena, PreparedTask
-from arena.players.base import Player
+from arena.match import Arena, PreparedTask, role_contexts
+from arena.players.base import Player, Role, TaskContext
 from arena.players.baselines import BASELINES
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelSpec, ReplayModel, build_player
@@ -57,6 +57,7 @@ class Services:
     _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
     _prepared: dict[tuple[int, int], PreparedTask] = field(default_factory=dict)
     _arenas: dict[int, Arena] = field(default_factory=dict)
+    _contexts: dict[tuple[int, int], dict[Role, TaskContext]] = field(default_factory=dict)
 
     @functools.cached_property
     def ci_settings(self) -> CISettings:
@@ -122,6 +123,18 @@ class Services:
                 task = load_task(self.pool, task_id)
                 self._prepared[(task_id, budget)] = self._arenas[budget].prepare(task)
             return self._prepared[(task_id, budget)]
+
+
+    def contexts(self, task_id: int, budget: int = DEFAULT_BUDGET) -> dict[Role, TaskContext]:
+        """What a model is shown: retrieval only, so an llm worker needs no Docker engine
+        (the task was validated and its gold run stored before any match was scheduled)."""
+        with self._lock:
+            if (task_id, budget) not in self._contexts:
+                task = load_task(self.pool, task_id)
+                self._contexts[(task_id, budget)] = role_contexts(
+                    task, self.workspaces, self.ci_settings.cache_dir / "retrieval", budget
+                )
+            return self._contexts[(task_id, budget)]
 
 
 _services: dict[int, Services] = {}

@@ -176,15 +176,15 @@ def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
         if current.status not in ("queued", "running") or role in current.rounds[idx].answers:
             return
         mark_running(s.pool, match_id)
-        prepared = s.prepared(match.task_id, context_budget(s.pool, match.tournament_id))
+        contexts = s.contexts(match.task_id, context_budget(s.pool, match.tournament_id))
         if limit is not None:
             s.slots.acquire(model, limit, holder)
         try:
             if role is Role.SUBMITTER:
-                given = player.propose_patch(prepared.contexts[Role.SUBMITTER])
+                given = player.propose_patch(contexts[Role.SUBMITTER])
             else:
                 patch = current.rounds[idx].answers[Role.SUBMITTER].diff
-                given = player.propose_tests(prepared.contexts[Role.REVIEWER], patch)
+                given = player.propose_tests(contexts[Role.REVIEWER], patch)
         finally:
             if limit is not None:
                 s.slots.release(model, holder)

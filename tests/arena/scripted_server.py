@@ -43,8 +43,13 @@ class ScriptedServer:
 
 
 @contextmanager
-def scripted_server(script: list[Reply], default: Reply | None = None) -> Iterator[ScriptedServer]:
-    """Serve `script` in order (then `default`, or 500s) on 127.0.0.1, for this block only."""
+def scripted_server(
+    script: list[Reply], default: Reply | None = None, host: str = "127.0.0.1"
+) -> Iterator[ScriptedServer]:
+    """Serve `script` in order (then `default`, or 500s) on `host`, for this block only.
+
+    `host` is a loopback address, or the Docker bridge's own address for containers to reach.
+    """
     state = ScriptedServer(url="", script=list(script), requests=[], auth=[])
     lock = threading.Lock()
 
@@ -78,11 +83,11 @@ def scripted_server(script: list[Reply], default: Reply | None = None) -> Iterat
         def log_message(self, *_: object) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer((host, 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    state.url = f"http://{host}:{server.server_address[1]}/v1"
     try:
         yield state
     finally:

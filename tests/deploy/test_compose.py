@@ -1,0 +1,271 @@
+"""`docker compose up` as a lab would run it: the whole service, end to end, under its own project.
+
+One stack serves every check in order (building and starting it is the expensive part): health,
+a model served on this machine, the demo corpus imported, a tournament through the API to its end
+while the CI worker is killed and compose brings it back, the leaderboard in Chromium, results that
+survive `down` and `up`, a migration added between two `up`s, and nothing left after `down -v`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.tasks.demo import demo_tasks
+from tests.arena.scripted_server import Reply, scripted_server
+from tests.store.servers import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+# where every app container keeps its caches (deploy/Dockerfile): workers commit the demo repos there
+CONTAINER_CACHE = "/var/cache/arena"
+# the settings ./dev setup found for building images on this machine
+BUILD_SETTINGS = (
+    "ARENA_BASE_IMAGE",
+    "ARENA_WEB_STAGE",
+    "ARENA_NODE_IMAGE",
+    "ARENA_BUILD_NETWORK",
+    "ARENA_BUILD_CA_BUNDLE",
+)
+APP_SERVICES = ("api", "worker-control", "worker-llm", "worker-ci")
+TOKEN = secrets.token_urlsafe(24)
+ADMIN = {"Authorization": f"Bearer {TOKEN}"}
+
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(3600)]
+
+
+@dataclass
+class Stack:
+    project: str
+    env_file: Path
+    url: str
+    work: Path
+
+    def compose(self, *args: str, files: tuple[Path, ...] = (), timeout: float = 1200) -> str:
+        command = ["docker", "compose", "--project-name", self.project]
+        command += ["--env-file", str(self.env_file), "-f", str(ROOT / "compose.yaml")]
+        for extra in files:
+            command += ["-f", str(extra)]
+        done = subprocess.run(
+            [*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        )
+        assert done.returncode == 0, f"docker compose {' '.join(args)}:\n{done.stderr[-4000:]}"
+        return done.stdout
+
+    def up(self, files: tuple[Path, ...] = ()) -> None:
+        self.compose("up", "-d", "--build", "--wait", "--wait-timeout", "600", files=files)
+
+    def psql(self, sql: str) -> str:
+        return self.compose(
+            "exec", "-T", "postgres", "psql", "-U", "arena", "-d", "arena", "-At", "-c", sql
+        ).strip()
+
+    def container(self, service: str) -> str:
+        return self.compose("ps", "-q", service).strip()
+
+    def leftovers(self) -> dict[str, list[str]]:
+        label = f"label=com.docker.compose.project={self.project}"
+        found = {}
+        for kind in ("container", "network", "volume"):
+            listed = subprocess.run(
+                ["docker", kind, "ls", "-q", *(["-a"] if kind == "container" else []),
+                 "--filter", label],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            found[kind] = listed.stdout.split()
+        return found
+
+
+def _build_settings() -> dict[str, str]:
+    env_file = ROOT / ".env"
+    if not env_file.is_file():
+        pytest.fail(".env is missing: `./dev setup` writes it (with this machine's build settings)")
+    found = {}
+    for line in env_file.read_text().splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() in BUILD_SETTINGS:
+            found[key.strip()] = value.strip()
+    return found
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    if shutil.which("docker") is None:
+        pytest.fail("docker is not installed: run ./dev setup")
+    work = tmp_path_factory.mktemp("compose")
+    port = free_port()
+    settings = {
+        **_build_settings(),
+        "ARENA_ADMIN_TOKEN": TOKEN,
+        "ARENA_SECRET_KEY": secrets.token_urlsafe(32),
+        "ARENA_POSTGRES_PASSWORD": secrets.token_urlsafe(16),
+        "ARENA_PORT": str(port),
+    }
+    env_file = work / "compose.env"
+    env_file.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
+    stack = Stack(f"arena-test-{os.getpid()}", env_file, f"http://127.0.0.1:{port}", work)
+    try:
+        stack.up()
+        yield stack
+    finally:
+        logs = subprocess.run(
+            ["docker", "compose", "--project-name", stack.project, "--env-file", str(env_file),
+             "-f", str(ROOT / "compose.yaml"), "logs", "--no-color", "--tail", "200"],
+            cwd=ROOT, capture_output=True, text=True,
+        )  # fmt: skip
+        (work / "compose.log").write_text(logs.stdout + logs.stderr)
+        stack.compose("down", "--volumes", "--remove-orphans", "--timeout", "20")
+
+
+def _docker_bridge_address() -> str:
+    """The host's address on Docker's default bridge: what `host-gateway` resolves to."""
+    shown = subprocess.run(
+        ["docker", "network", "inspect", "bridge", "--format", "{{json .IPAM.Config}}"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    for config in json.loads(shown.stdout) or []:
+        if config.get("Gateway"):
+            return str(config["Gateway"])
+    addresses = subprocess.run(
+        ["ip", "-4", "-o", "addr", "show", "docker0"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return addresses[addresses.index("inet") + 1].split("/")[0]
+
+
+def _container_demo_corpus(work: Path) -> bytes:
+    """The demo corpus as JSONL, its repos where the containers commit them (same SHAs)."""
+    lines = []
+    for task in demo_tasks(work / "demo-repos"):
+        repo = f"{CONTAINER_CACHE}/demo-repos/{Path(task.repo).name}"
+        lines.append(task.model_copy(update={"repo": repo}).model_dump_json())
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _wait_for(what: str, check: object, timeout: float, every: float = 2.0) -> object:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()  # type: ignore[operator]
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(every)
+
+
+def _progress(api: httpx.Client, tournament: int) -> dict[str, int]:
+    shown = api.get(f"/api/tournaments/{tournament}")
+    assert shown.status_code == 200, shown.text
+    return dict(shown.json()["progress"])
+
+
+def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
+    api = httpx.Client(base_url=stack.url, timeout=30)
+
+    # every service healthy, the CI worker's engine seen through it
+    health = api.get("/api/health").json()
+    assert health["status"] == "ok", health
+    assert all(q["workers"] for q in health["queues"].values()), health
+
+    # a model served on this machine, which the llm worker reaches as host.docker.internal
+    bridge = _docker_bridge_address()
+    with scripted_server([], default=Reply(content="I could not find the bug."), host=bridge) as llm:
+        port = llm.url.rsplit(":", 1)[1]
+        created = api.post("/api/models", headers=ADMIN, json={
+            "name": "scripted", "base_url": f"http://host.docker.internal:{port}",
+            "model": "scripted-1", "api_key": "sk-compose-test", "organization": "Test Lab"})  # fmt: skip
+        assert created.status_code == 201, created.text
+
+        imported = api.post("/api/tasks/import", headers=ADMIN,
+                            files={"file": ("demo.jsonl", _container_demo_corpus(stack.work))})  # fmt: skip
+        assert imported.status_code == 200, imported.text
+        ids = [t["instance_id"] for t in imported.json()["imported"]]
+        assert len(ids) == 8 and imported.json()["errors"] == [], imported.text
+
+        started = api.post("/api/tournaments", headers=ADMIN,
+                           json={"models": ["scripted", "oracle", "null"], "tasks": ids})  # fmt: skip
+        assert started.status_code == 202, started.text
+        tournament = started.json()["id"]
+        total = started.json()["progress"]["total"]
+        assert total == 24
+
+        # the CI worker dies mid-tournament; compose brings it back, the tournament goes on
+        _wait_for("a first finished match", lambda: _progress(api, tournament)["done"], 1500)
+        killed = stack.container("worker-ci")
+        subprocess.run(["docker", "kill", killed], check=True, capture_output=True)
+        stack.up()
+        assert stack.container("worker-ci") == killed  # the same container, restarted
+
+        def ended() -> bool:
+            return api.get(f"/api/tournaments/{tournament}").json()["status"] != "running"
+
+        _wait_for("the tournament's end", ended, 2400, every=5)
+        progress = _progress(api, tournament)
+        assert progress["done"] == total, progress
+        assert llm.requests, "the scripted model was never asked"
+
+    # the leaderboard fills in from the stored snapshot
+    def board() -> list[dict[str, object]]:
+        shown = api.get("/api/leaderboard", params={"tournament": tournament}).json()
+        return list(shown["rows"]) if shown["match_count"] == total else []
+
+    rows = _wait_for("the tournament's leaderboard", board, 300)
+    assert {r["model"] for r in rows} == {"scripted", "oracle", "null"}  # type: ignore[union-attr]
+    results = api.get("/api/results.jsonl", params={"tournament": tournament}).text.splitlines()
+    assert len(results) == total
+
+    # the website, in Chromium, shows the leaderboard's models
+    chromium = shutil.which("chromium")
+    assert chromium, "chromium is missing: ./dev test installs it"
+    shot = stack.work / "leaderboard.png"
+    page = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+         "--dump-dom", f"{stack.url}/"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert page.returncode == 0, page.stderr[-2000:]
+    for model in ("scripted", "oracle", "null"):
+        assert f">{model}<" in page.stdout, f"{model} is not on the leaderboard page"
+    subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+         "--window-size=1280,900", f"--screenshot={shot}", f"{stack.url}/"],
+        capture_output=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert shot.stat().st_size > 10_000
+
+    # results survive `down` (volumes kept) and `up` again
+    matches_before = stack.psql("SELECT count(*) FROM matches")
+    stack.compose("down", "--timeout", "20")
+    assert not stack.leftovers()["container"]
+    stack.up()
+    assert stack.psql("SELECT count(*) FROM matches") == matches_before
+    assert len(api.get("/api/results.jsonl", params={"tournament": tournament}).text.splitlines()) == total
+
+    # a migration added between two `up`s is applied at start, and no row is lost
+    migrations = stack.work / "migrations"
+    shutil.copytree(ROOT / "arena" / "store" / "migrations", migrations)
+    (migrations / "9999_compose_probe.sql").write_text(
+        "CREATE TABLE compose_probe (id integer PRIMARY KEY);\nINSERT INTO compose_probe VALUES (1);\n"
+    )
+    mount = f"{migrations}:/app/arena/store/migrations:ro"
+    override = stack.work / "compose.migration.yaml"
+    override.write_text(
+        "services:\n"
+        + "".join(f"  {s}:\n    volumes: ['{mount}']\n" for s in APP_SERVICES)
+    )
+    stack.up(files=(override,))
+    assert stack.psql("SELECT count(*) FROM compose_probe") == "1"
+    assert stack.psql("SELECT count(*) FROM matches") == matches_before
+    assert api.get("/api/health").json()["status"] == "ok"
+
+    # down -v leaves no container, network or volume of the project
+    stack.compose("down", "--volumes", "--remove-orphans", "--timeout", "20", files=(override,))
+    assert stack.leftovers() == {"container": [], "network": [], "volume": []}
