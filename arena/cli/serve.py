@@ -35,4 +35,8 @@ def serve(
         migrate(settings.database_url)
     except psycopg.OperationalError as exc:
         fail(INFRASTRUCTURE, f"cannot reach PostgreSQL at ARENA_DATABASE_URL: {exc}")
+    from arena.tasks.demo import commit_demo_repos
+    from ci_runner import CISettings
+
+    commit_demo_repos(CISettings().cache_dir)  # imports check that a task's repo can be fetched
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

@@ -68,12 +68,10 @@ def worker(
     if unknown or not wanted:
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
     apply(_settings().database_url)
-    # tasks of the bundled corpus name repos under this cache: every worker host commits its own
-    # copy (same files, same SHAs), because workers share nothing but PostgreSQL and Redis
-    from arena.tasks.demo import demo_tasks
+    from arena.tasks.demo import commit_demo_repos
     from ci_runner import CISettings
 
-    demo_tasks(CISettings().cache_dir / "demo-repos")
+    commit_demo_repos(CISettings().cache_dir)
     if "ci" in wanted:  # sandboxes of a CI worker that was killed on this host
         from docker.errors import DockerException
 

@@ -48,3 +48,12 @@ def materialize(source: DemoSource, repos_dir: Path) -> Task:
 
 def demo_tasks(repos_dir: Path) -> list[Task]:
     return [materialize(source, repos_dir) for source in demo_sources()]
+
+
+def commit_demo_repos(cache_dir: Path) -> list[Task]:
+    """The demo corpus with its repos committed under this host's cache.
+
+    Tasks of the corpus name repos by path, and a deployment's processes (API, each worker) share
+    no files: each commits its own copy at start, with the same SHAs (same files, same commit).
+    """
+    return demo_tasks(cache_dir / "demo-repos")

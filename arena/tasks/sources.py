@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.tasks.demo import demo_tasks
+from arena.tasks.demo import commit_demo_repos
 from arena.tasks.importer import import_jsonl
 from arena.tasks.schema import Task, TaskError
 from ci_runner.workspace import Workspaces
@@ -17,7 +17,7 @@ def library_path(cache_dir: Path) -> Path:
 def load_tasks(spec: str, cache_dir: Path, workspaces: Workspaces) -> list[Task]:
     """`demo`, `imported` (what `arena tasks import` stored) or the path of a JSONL file."""
     if spec == "demo":
-        return demo_tasks(cache_dir / "demo-repos")
+        return commit_demo_repos(cache_dir)
     path = library_path(cache_dir) if spec == "imported" else Path(spec)
     if spec == "imported" and not path.exists():
         return []

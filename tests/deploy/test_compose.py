@@ -14,9 +14,10 @@ import secrets
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import pytest
@@ -25,6 +26,7 @@ from arena.tasks.demo import demo_tasks
 from tests.arena.scripted_server import Reply, scripted_server
 from tests.store.servers import free_port
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
 # where every app container keeps its caches (deploy/Dockerfile): workers commit the demo repos there
 CONTAINER_CACHE = "/var/cache/arena"
@@ -56,8 +58,9 @@ class Stack:
         for extra in files:
             command += ["-f", str(extra)]
         done = subprocess.run(
-            [*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
-        )
+            [*command, *args], cwd=ROOT, env=_compose_env(), capture_output=True, text=True,
+            timeout=timeout,
+        )  # fmt: skip
         assert done.returncode == 0, f"docker compose {' '.join(args)}:\n{done.stderr[-4000:]}"
         return done.stdout
 
@@ -83,6 +86,12 @@ class Stack:
             )  # fmt: skip
             found[kind] = listed.stdout.split()
         return found
+
+
+def _compose_env() -> dict[str, str]:
+    """Only what reaches the engine: ARENA_* of this process (./dev's exports, other tests'
+    throwaway servers) would override the project's env file."""
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME") or k.startswith("DOCKER_")}
 
 
 def _build_settings() -> dict[str, str]:
@@ -120,7 +129,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         logs = subprocess.run(
             ["docker", "compose", "--project-name", stack.project, "--env-file", str(env_file),
              "-f", str(ROOT / "compose.yaml"), "logs", "--no-color", "--tail", "200"],
-            cwd=ROOT, capture_output=True, text=True,
+            cwd=ROOT, env=_compose_env(), capture_output=True, text=True,
         )  # fmt: skip
         (work / "compose.log").write_text(logs.stdout + logs.stderr)
         stack.compose("down", "--volumes", "--remove-orphans", "--timeout", "20")
@@ -150,10 +159,10 @@ def _container_demo_corpus(work: Path) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def _wait_for(what: str, check: object, timeout: float, every: float = 2.0) -> object:
+def _wait_for(what: str, check: Callable[[], T], timeout: float, every: float = 2.0) -> T:
     deadline = time.monotonic() + timeout
     while True:
-        found = check()  # type: ignore[operator]
+        found = check()
         if found:
             return found
         if time.monotonic() > deadline:
@@ -218,7 +227,7 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         return list(shown["rows"]) if shown["match_count"] == total else []
 
     rows = _wait_for("the tournament's leaderboard", board, 300)
-    assert {r["model"] for r in rows} == {"scripted", "oracle", "null"}  # type: ignore[union-attr]
+    assert {r["model"] for r in rows} == {"scripted", "oracle", "null"}
     results = api.get("/api/results.jsonl", params={"tournament": tournament}).text.splitlines()
     assert len(results) == total
 
