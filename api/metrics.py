@@ -3,16 +3,16 @@
 Beside /api (Prometheus scrapes `/metrics` by convention) and public like every read: it shows
 counts, model names, tokens and costs the leaderboard already shows. A source that does not
 answer (PostgreSQL or Redis) never fails the scrape: its figures are left out and
-`arena_metrics_source_up{source}` says 0, with the reason in the server's log."""
+`arena_metrics_source_up{source}` says 0, with the reason in the server's log. The store is
+read in the background when it takes long (see api/metrics_figures.py)."""
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import TypeVar
+from collections.abc import Iterator
 
-import psycopg
 import redis
 from fastapi import APIRouter, Request, Response
 from prometheus_client import CollectorRegistry, ProcessCollector
@@ -25,14 +25,20 @@ from prometheus_client.core import (
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
-from api.deps import ServicesDep
-from api.metrics_figures import Histogram, StoreFigures, read_queue_depths, read_store
+from api.deps import Services, ServicesDep
+from api.metrics_figures import (
+    Histogram,
+    StoreFigures,
+    StoreReader,
+    read_queue_depths,
+    read_store,
+)
 from api.routes.health import QUEUES
-from arena.store.pool import Pool
 
 log = logging.getLogger(__name__)
 router = APIRouter()
-T = TypeVar("T")
+FRESH_WAIT_S = 0.05  # a scrape waits this long for current store figures, else gets the last
+FIRST_WAIT_S = 30.0  # the first scrape of a process waits for its read (5 s per statement)
 _ENDED = ("done", "failed", "skipped", "cancelled")  # counters: a match never leaves these
 _UNFINISHED = ("queued", "running")
 
@@ -109,57 +115,73 @@ def queue_metrics(depths: dict[str, int]) -> Iterator[Metric]:
 
 
 class ServiceCollector(Collector):
-    """Reads PostgreSQL and Redis on each collect(); a source that fails is reported down."""
+    """The store's latest reading and the broker's queues, read now; a source that fails is
+    reported down (`arena_metrics_source_up` 0) and its figures are left out."""
 
-    def __init__(self, pool: Pool, broker_url: str) -> None:
-        self._pool = pool
+    def __init__(self, store: StoreReader, broker_url: str) -> None:
+        self._store = store
         self._broker_url = broker_url
 
     def collect(self) -> Iterator[Metric]:
         up = GaugeMetricFamily(
-            "arena_metrics_source_up", "1 when the source answered this scrape", labels=["source"]
-        )
-        seconds = GaugeMetricFamily(
-            "arena_metrics_source_seconds", "Time this scrape spent reading the source",
+            "arena_metrics_source_up", "1 when the source answered its latest read",
             labels=["source"],
         )  # fmt: skip
-        figures = self._read("postgres", lambda: read_store(self._pool), psycopg.Error, up, seconds)
-        depths = self._read(
-            "redis", lambda: read_queue_depths(self._broker_url, QUEUES), redis.RedisError, up,
-            seconds,
+        seconds = GaugeMetricFamily(
+            "arena_metrics_source_seconds", "How long the latest read of the source took",
+            labels=["source"],
         )  # fmt: skip
-        if figures is not None:
-            yield from store_metrics(figures)
+        reading = self._store.reading()
+        if reading is None or reading.figures is None:
+            why = "its first read is not done" if reading is None else reading.error
+            log.warning("/metrics: PostgreSQL does not answer: %s", why)
+            up.add_metric(["postgres"], 0)
+        else:
+            up.add_metric(["postgres"], 1)
+            yield from store_metrics(reading.figures)
+            yield GaugeMetricFamily(
+                "arena_metrics_store_age_seconds",
+                "Age of the store's figures: a big store is read in the background",
+                value=time.monotonic() - reading.started,
+            )
+        if reading is not None:
+            seconds.add_metric(["postgres"], reading.seconds)
+        started = time.perf_counter()
+        try:
+            depths: dict[str, int] | None = read_queue_depths(self._broker_url, QUEUES)
+        except redis.RedisError as exc:
+            log.warning("/metrics: Redis does not answer: %s: %s", type(exc).__name__, exc)
+            depths = None
+        up.add_metric(["redis"], 0 if depths is None else 1)
+        seconds.add_metric(["redis"], time.perf_counter() - started)
         if depths is not None:
             yield from queue_metrics(depths)
         yield up
         yield seconds
 
-    @staticmethod
-    def _read(
-        source: str,
-        read: Callable[[], T],
-        errors: type[Exception],
-        up: GaugeMetricFamily,
-        seconds: GaugeMetricFamily,
-    ) -> T | None:
-        started = time.perf_counter()
-        try:
-            found: T | None = read()
-        except errors as exc:
-            log.warning("/metrics: %s does not answer: %s: %s", source, type(exc).__name__, exc)
-            found = None
-        up.add_metric([source], 0 if found is None else 1)
-        seconds.add_metric([source], time.perf_counter() - started)
-        return found
+
+_readers_lock = threading.Lock()
+
+
+def _store_reader(request: Request, s: Services) -> StoreReader:
+    """One reader per app (so per pool), made by its first scrape."""
+    state = request.app.state
+    with _readers_lock:
+        if getattr(state, "metrics_reader", None) is None:
+            pool = s.pool
+            state.metrics_reader = StoreReader(
+                lambda: read_store(pool), fresh_wait_s=FRESH_WAIT_S, first_wait_s=FIRST_WAIT_S
+            )
+        reader: StoreReader = state.metrics_reader
+    return reader
 
 
 @router.get("/metrics", include_in_schema=False)
 def metrics(s: ServicesDep, request: Request) -> Response:
     """Prometheus' text format, or OpenMetrics when the scraper asks for it; with this API
-    process's CPU, memory and open files. A registry per scrape keeps nothing between them."""
+    process's CPU, memory and open files."""
     registry = CollectorRegistry(auto_describe=False)
     ProcessCollector(registry=registry)
-    registry.register(ServiceCollector(s.pool, s.settings.broker_url))
+    registry.register(ServiceCollector(_store_reader(request, s), s.settings.broker_url))
     encode, content_type = choose_encoder(request.headers.get("accept", ""))
     return Response(encode(registry), headers={"Content-Type": content_type})

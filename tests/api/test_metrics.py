@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
+import threading
+import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +18,12 @@ from psycopg.types.json import Jsonb
 
 from api.core.config import ApiSettings
 from api.main import create_app
-from api.metrics_figures import CI_DURATION_BOUNDS_S, LATENCY_BOUNDS_S
+from api.metrics_figures import (
+    CI_DURATION_BOUNDS_S,
+    LATENCY_BOUNDS_S,
+    StoreFigures,
+    StoreReader,
+)
 from ci_runner import CISettings
 from tests.store.servers import Redis
 
@@ -192,6 +200,7 @@ def test_a_scrape_holds_what_the_store_and_the_broker_hold(
     assert value(samples, "arena_queue_depth", queue="control") == 0
     assert value(samples, "arena_metrics_source_up", source="postgres") == 1
     assert value(samples, "arena_metrics_source_up", source="redis") == 1
+    assert value(samples, "arena_metrics_store_age_seconds") >= 0
     assert "process_resident_memory_bytes" in names(samples)
 
 
@@ -239,3 +248,44 @@ def test_metrics_sits_beside_the_api_outside_its_schema_and_the_website(
         schema = client.get("/api/openapi.json").json()
         assert not [p for p in schema["paths"] if "metrics" in p]
         assert "the website" in client.get("/").text
+
+
+def test_a_slow_store_read_serves_the_last_figures_and_runs_once_for_all_scrapes() -> None:
+    """The reader alone: a read that blocks until released stands for a big store."""
+    release = threading.Event()
+    calls: list[int] = []
+
+    def read() -> StoreFigures:
+        calls.append(len(calls))
+        if len(calls) == 2:
+            release.wait(60)
+        done = {"done": len(calls)}
+        return StoreFigures(matches=done, match_results={}, tournaments={}, ci_runs={}, models=[])
+
+    reader = StoreReader(read, fresh_wait_s=0.05, first_wait_s=60)
+    first = reader.reading()
+    assert first is not None and first.figures is not None
+    assert first.figures.matches == {"done": 1} and first.error is None
+    with ThreadPoolExecutor(4) as pool:  # the second read blocks: every scrape gets the first
+        meanwhile = list(pool.map(lambda _: reader.reading(), range(4)))
+    assert all(r is first for r in meanwhile)
+    deadline = time.monotonic() + 60
+    while len(calls) < 2:  # the background read may not have begun yet on a loaded machine
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert len(calls) == 2  # one read for the four scrapes
+    release.set()
+    while (latest := reader.reading()) is first:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert latest is not None and latest.figures is not None
+    assert latest.figures.matches["done"] >= 2
+
+
+def test_a_failing_store_read_is_a_reading_without_figures() -> None:
+    def read() -> StoreFigures:
+        raise psycopg.OperationalError("the server is gone")
+
+    reading = StoreReader(read, fresh_wait_s=0.05, first_wait_s=60).reading()
+    assert reading is not None and reading.figures is None
+    assert reading.error == "OperationalError: the server is gone"
