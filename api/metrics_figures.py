@@ -75,7 +75,7 @@ def cost_usd(
 def _bucket_columns(column: str, bounds: Sequence[float]) -> sql.Composable:
     """`count(*) FILTER (WHERE column <= bound) AS le_i` for each bound: exactly `le`."""
     return sql.SQL(", ").join(
-        sql.SQL("count(*) FILTER (WHERE {} <= {}) AS {}").format(
+        sql.SQL("count(*) FILTER (WHERE {} <= {}::float8) AS {}").format(
             sql.Identifier(column), sql.Literal(bound), sql.Identifier(f"le_{i}")
         )
         for i, bound in enumerate(bounds)
