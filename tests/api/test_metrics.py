@@ -25,7 +25,10 @@ from api.metrics_figures import (
     StoreReader,
 )
 from ci_runner import CISettings
+from tests.api.conftest import ADMIN, SECRET, demo_jsonl
+from tests.arena.scripted_server import Reply, scripted_server
 from tests.store.servers import Redis
+from tests.workers.conftest import Workers
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 PRICES = {"m1": (2.0, 8.0), "m2": (1.5, None), "m3": (None, None)}  # per million tokens
@@ -289,3 +292,71 @@ def test_a_failing_store_read_is_a_reading_without_figures() -> None:
     reading = StoreReader(read, fresh_wait_s=0.05, first_wait_s=60).reading()
     assert reading is not None and reading.figures is None
     assert reading.error == "OperationalError: the server is gone"
+
+
+@pytest.mark.docker
+def test_after_a_tournament_played_by_workers_the_scrape_equals_the_store(
+    client: TestClient,
+    api_settings: ApiSettings,
+    service_env: dict[str, str],
+    workers: Workers,
+    ci_settings: CISettings,
+    images: dict[str, str],
+) -> None:
+    """Real workers, CI sandboxes and a scripted model endpoint; then one scrape, compared
+    with plain reads of the rows the workers wrote."""
+    workers.env = {**service_env, "ARENA_SECRET_KEY": SECRET}
+    workers.start("control,llm", 4)
+    workers.start("ci", 2)
+    with scripted_server([], default=Reply(content="I cannot help with that.")) as endpoint:
+        created = client.post("/api/models", headers=ADMIN, json={
+            "name": "m1", "base_url": endpoint.url, "model": "x", "api_key": "sk-test",
+            "price_input_per_mtok": 2.0, "price_output_per_mtok": 8.0})  # fmt: skip
+        assert created.status_code == 201, created.text
+        corpus = demo_jsonl(ci_settings.cache_dir, ["demo__py-textkit-slug"])
+        imported = client.post("/api/tasks/import", headers=ADMIN,
+                               files={"file": ("demo.jsonl", corpus.encode())})  # fmt: skip
+        assert imported.status_code == 200, imported.text
+        started = client.post("/api/tournaments", headers=ADMIN, json={
+            "models": ["m1", "oracle", "null"], "tasks": ["demo__py-textkit-slug"]})  # fmt: skip
+        assert started.status_code == 202, started.text
+        tournament = started.json()["id"]
+        deadline = time.monotonic() + 900
+        while (shown := client.get(f"/api/tournaments/{tournament}").json())["status"] != "done":
+            assert time.monotonic() < deadline, shown
+            time.sleep(1)
+    samples = scrape(client)
+
+    with psycopg.connect(api_settings.database_url) as conn:
+        matches = Counter(s for (s,) in conn.execute("SELECT status FROM matches"))
+        answers = conn.execute(
+            "SELECT model, latency_s, prompt_tokens, completion_tokens FROM answers"
+        ).fetchall()
+        runs = conn.execute("SELECT status, duration_s FROM ci_runs").fetchall()
+    assert matches == {"done": 3}
+    assert value(samples, "arena_matches_total", status="done") == 3
+    assert value(samples, "arena_matches_unfinished", status="running") == 0
+    assert value(samples, "arena_tournaments", status="done") == 1
+    assert runs, "the workers stored no CI run"
+    for status in {s for s, _ in runs}:
+        durations = [d for s, d in runs if s == status]
+        assert_histogram(samples, "arena_ci_run_duration_seconds", ("status", status), durations,
+                         CI_DURATION_BOUNDS_S)  # fmt: skip
+    assert {m for m, *_ in answers} == {"m1", "oracle", "null"}
+    for model in ("m1", "oracle", "null"):
+        mine = [a for a in answers if a[0] == model]
+        assert_histogram(samples, "arena_model_call_latency_seconds", ("model", model),
+                         [a[1] for a in mine], LATENCY_BOUNDS_S)  # fmt: skip
+        assert value(samples, "arena_model_tokens_total", model=model, direction="input") == sum(
+            a[2] for a in mine
+        )
+    m1 = [a for a in answers if a[0] == "m1"]
+    assert len(m1) == 4 and len(endpoint.requests) == 4  # two matches, two answers each
+    expected_cost = sum(a[2] * 2.0 + a[3] * 8.0 for a in m1) / 1e6
+    assert value(samples, "arena_model_cost_usd_total", model="m1") == pytest.approx(expected_cost)
+    assert expected_cost > 0
+    assert {q for (n, labels) in samples if n == "arena_queue_depth" for _, q in labels} == {
+        "control",
+        "llm",
+        "ci",
+    }
