@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
 
-from api import errors
+from api import errors, metrics
 from api.cache import TtlCache
 from api.core.config import ApiSettings
 from api.deps import Services
@@ -74,6 +74,7 @@ def create_app(
     )
     errors.install(app)
     app.include_router(api_router())
+    app.include_router(metrics.router)  # /metrics, beside /api and not in its schema
     if settings.web_dir.is_dir():
         app.mount("/", Website(directory=settings.web_dir, html=True), name="web")
     return app
