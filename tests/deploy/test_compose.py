@@ -135,6 +135,22 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         stack.compose("down", "--volumes", "--remove-orphans", "--timeout", "20")
 
 
+def _published_ports(stack: Stack) -> dict[str, list[str]]:
+    """Per service, the host addresses its ports are published on (services without: left out)."""
+    found: dict[str, list[str]] = {}
+    for cid in stack.compose("ps", "-q").split():
+        shown = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, check=True)
+        container = json.loads(shown.stdout)[0]
+        service = container["Config"]["Labels"]["com.docker.compose.service"]
+        networks = container["NetworkSettings"]["Networks"]
+        assert list(networks) == [f"{stack.project}_default"], (service, list(networks))
+        bindings = container["HostConfig"]["PortBindings"] or {}
+        addresses = [b["HostIp"] for binds in bindings.values() for b in binds or []]
+        if addresses:
+            found[service] = addresses
+    return found
+
+
 def _docker_bridge_address() -> str:
     """The host's address on Docker's default bridge: what `host-gateway` resolves to."""
     shown = subprocess.run(
@@ -183,6 +199,12 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
     health = api.get("/api/health").json()
     assert health["status"] == "ok", health
     assert all(q["workers"] for q in health["queues"].values()), health
+
+    # traffic stays on this machine: only the API is published, on loopback, and every
+    # container sits on the project's own bridge network
+    published = _published_ports(stack)
+    assert set(published) == {"api"}, published
+    assert published["api"] and all(ip == "127.0.0.1" for ip in published["api"]), published
 
     # a model served on this machine, which the llm worker reaches as host.docker.internal
     bridge = _docker_bridge_address()
