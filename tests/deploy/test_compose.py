@@ -265,6 +265,15 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
     assert page.returncode == 0, page.stderr[-2000:]
     for model in ("scripted", "oracle", "null"):
         assert f">{model}<" in page.stdout, f"{model} is not on the leaderboard page"
+    # a link to one match (the site routes in the URL fragment) renders its evidence
+    match = api.get("/api/matches", params={"tournament": tournament, "limit": 1}).json()
+    match_id, task_id = match["matches"][0]["id"], match["matches"][0]["task"]
+    deep = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+         "--dump-dom", f"{stack.url}/#/matches/{match_id}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert task_id in deep.stdout, f"/matches/{match_id} did not render its match"
     subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
          "--window-size=1280,900", f"--screenshot={shot}", f"{stack.url}/"],
