@@ -28,7 +28,7 @@ class Services:
     pool: Pool
     queue: Celery
     keys: KeyBox | None
-    price_cache: TtlCache[dict[str, tuple[float | None, float | None]]]
+    model_cache: TtlCache[dict[str, DictRow]]  # metadata, cutoffs and prices by name
     matrix_cache: TtlCache[list[DictRow]]
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from api.deps import PoolDep
-from api.errors import not_found
+from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.matches import (
     AnswerEvidence,
@@ -35,6 +35,9 @@ def list_matches(
     pool: PoolDep,
     tournament: Annotated[int | None, Query(ge=1, le=2**62)] = None,
     model: Annotated[str | None, Query(max_length=200, description="played a or b")] = None,
+    opponent: Annotated[
+        str | None, Query(max_length=200, description="with model: played against model")
+    ] = None,
     task: Annotated[str | None, Query(max_length=500, description="instance id")] = None,
     language: Language | None = None,
     result: Annotated[str | None, Query(max_length=200, description="winner or tie")] = None,
@@ -43,9 +46,12 @@ def list_matches(
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> MatchPage:
     """Newest first."""
+    if opponent is not None and model is None:
+        raise ApiError(422, ["query", "opponent"], "an opponent needs a model to play against")
     chosen = store.MatchFilter(
         tournament=tournament,
         model=model,
+        opponent=opponent,
         task=task,
         language=None if language is None else language.value,
         result=result,
