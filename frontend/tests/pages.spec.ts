@@ -37,7 +37,7 @@ test.describe("pages", () => {
     await expect(page.locator("th[aria-sort='descending']")).toContainText("Matches");
     await page.getByLabel("Task kind").selectOption("gold-judged");
     await page.getByLabel("Rank by role").selectOption("submitter");
-    await page.getByLabel("Tasks", { exact: true }).selectOption("cutoff");
+    await page.getByLabel("Task-date window").selectOption("cutoff");
     for (const part of [/language=python/, /kind=gold-judged/, /role=submitter/, /after_cutoff=1/, /sort=matches/]) {
       await expect(page).toHaveURL(part);
     }
@@ -48,12 +48,12 @@ test.describe("pages", () => {
     const filtered = Number(await page.getByTestId("match-count").textContent());
     expect(filtered).toBeGreaterThan(0);
     expect(filtered).toBeLessThan(3000 / 4); // python is a quarter of the tasks, and fewer clean
-    await page.getByLabel("Tasks", { exact: true }).selectOption("date");
+    await page.getByLabel("Task-date window").selectOption("date");
     await page.getByLabel("Tasks opened after").fill("2025-06-01");
     await expect(page).toHaveURL(/created_after=2025-06-01/);
     await expect(page).not.toHaveURL(/after_cutoff/);
     await expect(page).toHaveURL(/language=python/);
-    await page.getByLabel("Tasks", { exact: true }).selectOption("cutoff");
+    await page.getByLabel("Task-date window").selectOption("cutoff");
     await expect(page.locator("td[data-col='patch_correct']").first()).toContainText("% of");
     await expect(page.locator("td[data-col='organization']").first()).not.toBeEmpty();
     await shot(page, "leaderboard-filtered");

@@ -7,7 +7,7 @@ import {
   useReactTable,
   type SortingState,
 } from "@tanstack/react-table";
-import { useMemo } from "react";
+import { useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { Leaderboard, LeaderboardRow } from "../api/client";
 import { useLeaderboard, useTournaments } from "../api/queries";
@@ -107,35 +107,35 @@ function columns(scale: Scale) {
   ];
 }
 
-function Filters({ f, set }: { f: BoardFilters; set: (f: BoardFilters) => void }) {
+function Filters({ f, set }: { f: BoardFilters; set: (change: (f: BoardFilters) => BoardFilters) => void }) {
   const tournaments = useTournaments();
   const window = windowOf(f);
   return (
     <form className="filters" aria-label="Leaderboard filters" onSubmit={(e) => e.preventDefault()}>
       <label>
         Language
-        <select value={f.language ?? ""} onChange={(e) => set({ ...f, language: oneOf(LANGUAGES, e.target.value) })}>
+        <select value={f.language ?? ""} onChange={(e) => set((g) => ({ ...g, language: oneOf(LANGUAGES, e.target.value) }))}>
           <option value="">all</option>
           {LANGUAGES.map((l) => <option key={l}>{l}</option>)}
         </select>
       </label>
       <label title="Rank by the rating the model earns in this role (rounds as submitter or as reviewer)">
         Rank by role
-        <select value={f.role ?? ""} onChange={(e) => set({ ...f, role: oneOf(ROLES, e.target.value) })}>
+        <select value={f.role ?? ""} onChange={(e) => set((g) => ({ ...g, role: oneOf(ROLES, e.target.value) }))}>
           <option value="">both (matches)</option>
           {ROLES.map((l) => <option key={l}>{l}</option>)}
         </select>
       </label>
       <label>
         Task kind
-        <select value={f.kind ?? ""} onChange={(e) => set({ ...f, kind: oneOf(KINDS, e.target.value) })}>
+        <select value={f.kind ?? ""} onChange={(e) => set((g) => ({ ...g, kind: oneOf(KINDS, e.target.value) }))}>
           <option value="">all</option>
           {KINDS.map((l) => <option key={l}>{l}</option>)}
         </select>
       </label>
       <label title="Contamination view: only tasks a model cannot have seen the fix of">
         Tasks
-        <select value={window} onChange={(e) => set(withWindow(f, e.target.value as Window))}>
+        <select aria-label="Task-date window" value={window} onChange={(e) => set((g) => withWindow(g, e.target.value as Window))}>
           <option value="">all</option>
           <option value="cutoff">opened after each model's cutoff</option>
           <option value="date">opened after a day</option>
@@ -148,7 +148,7 @@ function Filters({ f, set }: { f: BoardFilters; set: (f: BoardFilters) => void }
             type="date"
             aria-label="Tasks opened after"
             value={f.created_after ?? ""}
-            onChange={(e) => e.target.value && set(withWindow(f, "date", e.target.value))}
+            onChange={(e) => e.target.value && set((g) => withWindow(g, "date", e.target.value))}
           />
         </label>
       )}
@@ -156,7 +156,7 @@ function Filters({ f, set }: { f: BoardFilters; set: (f: BoardFilters) => void }
         Tournament
         <select
           value={f.tournament ?? ""}
-          onChange={(e) => set({ ...f, tournament: e.target.value ? Number(e.target.value) : undefined })}
+          onChange={(e) => set((g) => ({ ...g, tournament: e.target.value ? Number(e.target.value) : undefined }))}
         >
           <option value="">all</option>
           {(tournaments.data?.tournaments ?? []).map((t) => (
@@ -183,7 +183,14 @@ const oneOf = <T extends string>(allowed: readonly T[], v: string): T | undefine
 export function LeaderboardPage() {
   const [params, setParams] = useSearchParams();
   const f = parseFilters(params);
-  const set = (next: BoardFilters) => setParams(filtersToParams(next));
+  // changes build on the latest filters, not this render's: two quick changes before the
+  // URL re-renders the page would otherwise lose the first
+  const latest = useRef(f);
+  latest.current = f;
+  const set = (change: (f: BoardFilters) => BoardFilters) => {
+    latest.current = change(latest.current);
+    setParams(filtersToParams(latest.current));
+  };
   const board = useLeaderboard(apiQuery(f));
   const rows = useMemo(() => board.data?.rows ?? [], [board.data]);
   const scale = useMemo(() => scaleOf(rows.flatMap((r) => [r.ci_low, r.ci_high, r.rating])), [rows]);
@@ -198,7 +205,7 @@ export function LeaderboardPage() {
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;
       const first = next[0];
-      set({ ...f, sort: first?.id ?? "rating", desc: first?.desc ?? true });
+      set((g) => ({ ...g, sort: first?.id ?? "rating", desc: first?.desc ?? true }));
     },
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
