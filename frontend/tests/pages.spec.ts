@@ -111,6 +111,8 @@ test.describe("pages", () => {
     await page.locator("table[aria-label='Tasks'] tbody button").first().click();
     await expect(page.getByText("Matches on this task")).toBeVisible();
     await expect(page.getByRole("table", { name: "Tasks" }).locator("thead")).toContainText("FAIL_TO_PASS");
+    await expect(page.locator("td[data-col='fail_to_pass']").first()).toHaveText("2"); // as validated
+    await expect(page.locator("td[data-col='pass_to_pass']").first()).toHaveText("3");
     await shot(page, "tasks");
     await page.getByText("Matches on this task").click();
     await expect(page.getByRole("heading", { name: /Matches on demo__/ })).toBeVisible();

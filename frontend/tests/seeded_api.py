@@ -29,13 +29,20 @@ from api.main import create_app
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
-from arena.store.matches import end_match, mark_running, store_answer, store_round
+from arena.store.matches import (
+    end_match,
+    mark_running,
+    store_answer,
+    store_round,
+    store_validation,
+)
 from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import Pool, open_pool
 from arena.store.snapshots import store_snapshots
 from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
+from arena.tasks.schema import Validation
 from ci_runner import CIResult, CISettings
 from tests.store.servers import postgres_server, redis_server
 from tests.workers.conftest import Workers
@@ -51,6 +58,16 @@ HOSTILE = (
 )
 
 
+SEEDED_VALIDATION = Validation(  # shown on the tasks page (the seeded match needs no CI run)
+    valid=True,
+    fail_to_pass=("tests/test_ring.cpp::wraps", "tests/test_ring.cpp::overwrites"),
+    pass_to_pass=(
+        "tests/test_ring.cpp::push",
+        "tests/test_ring.cpp::pop",
+        "tests/test_ring.cpp::len",
+    ),
+    flaky=("tests/test_ring.cpp::timing",),
+)
 LANGUAGES = ("python", "go", "rust", "cpp")
 KINDS = ("gold-judged", "ci-judged")
 
@@ -174,7 +191,12 @@ def seed(database_url: str, cache_dir: Path) -> None:
             pool, {m: specs[m] for m in ("oracle", "partial")}, [task], "seeded"
         )
         with pool.connection() as conn:
-            row = conn.execute("SELECT id FROM matches WHERE tournament_id = %s", (tid,)).fetchone()
+            row = conn.execute(
+                "SELECT id, task_id FROM matches WHERE tournament_id = %s", (tid,)
+            ).fetchone()
+        assert row is not None
+        store_validation(pool, int(row["task_id"]), task, SEEDED_VALIDATION)
+        with pool.connection() as conn:
             conn.execute(
                 "UPDATE tournaments SET status = 'done', finished_at = now() WHERE id = %s", (tid,)
             )

@@ -21,9 +21,7 @@ function TaskDetails({ id }: { id: string }) {
         const pipeline = (t.pipeline ?? {}) as { skipped_actions?: string[]; steps?: { name: string }[] };
         return (
           <div className="task-detail">
-            <p>FAIL_TO_PASS <strong>{v.fail_to_pass?.length ?? "–"}</strong> · PASS_TO_PASS <strong>{v.pass_to_pass?.length ?? "–"}</strong>
-              {v.flaky?.length ? ` · flaky ${v.flaky.length}` : ""}{v.broken?.length ? ` · broken here ${v.broken.length}` : ""}
-              {t.validated_at ? ` · validated ${when(t.validated_at)}` : ""}</p>
+            <p>{t.validated_at ? `Validated ${when(t.validated_at)}` : "Not validated yet: no test counts."}</p>
             {v.reason && <p>Reason: {v.reason}</p>}
             {pipeline.steps && <p>Pipeline: {pipeline.steps.map((s) => s.name).join(" → ")}</p>}
             {pipeline.skipped_actions?.length ? <p>Toolchain deviations (skipped actions): {pipeline.skipped_actions.join(", ")}</p> : null}
