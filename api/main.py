@@ -56,6 +56,7 @@ def create_app(
             model_cache=TtlCache(settings.stats_ttl_s),
             matrix_cache=TtlCache(settings.stats_ttl_s),
             refresh_requests=TtlCache(settings.stats_ttl_s),
+            board_cache=TtlCache(settings.board_ttl_s),
         )
         try:
             yield

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.responses import StreamingResponse
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response, StreamingResponse
 from psycopg.rows import DictRow
 
 from api.deps import PoolDep, Services, ServicesDep
@@ -84,8 +85,13 @@ def _windowed(
     return _Found(older, [] if older is None else older["rows"], False)
 
 
-@router.get("/leaderboard", operation_id="get_leaderboard", responses=error_responses(422))
-def get_leaderboard(
+@router.get(
+    "/leaderboard",
+    operation_id="get_leaderboard",
+    response_model=Leaderboard,
+    responses=error_responses(422),
+)
+async def get_leaderboard(
     s: ServicesDep,
     language: Language | None = None,
     role: Annotated[
@@ -105,19 +111,43 @@ def get_leaderboard(
     created_after: Annotated[
         dt.date | None, Query(description="only tasks whose issue was opened after this day")
     ] = None,
-) -> Leaderboard:
+) -> Response:
     """The latest stored board of these filters, combined (language AND kind AND tournament
     AND a task-date window, ranked by a role if given), with each model's role ratings, rates,
     cost, latency and metadata.
 
     Boards over all tasks and over the cutoff window are refreshed after matches finish; a
     `created_after` window, or a cutoff window after a model's cutoff changed, is computed by
-    a worker on request (`current` is false until it is stored)."""
+    a worker on request (`current` is false until it is stored).
+
+    Served as JSON built at most once per `ARENA_BOARD_TTL_S` per filter combination: a hit
+    never leaves the event loop (no thread hop, no query, no validation)."""
     if after_cutoff and created_after is not None:
         raise ApiError(
             422, ["query", "created_after"], "give after_cutoff or created_after, not both"
         )
     lang = None if language is None else language.value
+    key = (lang, role, kind, tournament, after_cutoff, created_after)
+
+    def build() -> bytes:
+        board = _leaderboard(s, lang, role, kind, tournament, after_cutoff, created_after)
+        return board.model_dump_json().encode()
+
+    hit = s.board_cache.cached(key, build)
+    body = hit[0] if hit is not None else await run_in_threadpool(s.board_cache.get, key, build)
+    return Response(content=body, media_type="application/json")
+
+
+def _leaderboard(
+    s: Services,
+    lang: str | None,
+    role: Literal["submitter", "reviewer"] | None,
+    kind: str | None,
+    tournament: int | None,
+    after_cutoff: bool,
+    created_after: dt.date | None,
+) -> Leaderboard:
+    """The board of these filters as stored, with each row's rates, cost and metadata."""
     meta = s.model_cache.get("models", lambda: model_meta(s.pool))
     window, ask = None, None
     if after_cutoff:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
 
 from api.deps import PoolDep
 from api.errors import ApiError, not_found
@@ -20,6 +21,7 @@ from api.schemas.matches import (
     TaskEvidence,
 )
 from arena.store import evidence as store
+from arena.store.pool import Pool
 from arena.tasks.schema import Language
 
 router = APIRouter(prefix="/matches", tags=["matches"])
@@ -106,9 +108,23 @@ def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEviden
     )
 
 
-@router.get("/{match_id}", operation_id="get_match", responses=error_responses(404, 422))
-def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> MatchEvidence:
-    """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons."""
+@router.get(
+    "/{match_id}",
+    operation_id="get_match",
+    response_model=MatchEvidence,
+    responses=error_responses(404, 422),
+)
+def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> Response:
+    """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons.
+
+    Serialized once here: returned as a model, FastAPI would validate the whole evidence (CI
+    logs included) a second time before serializing it."""
+    return Response(
+        content=_evidence(match_id, pool).model_dump_json(), media_type="application/json"
+    )
+
+
+def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
     found = store.match_evidence(pool, match_id)
     if found is None:
         raise not_found(["path", "match_id"], f"no match {match_id}")

@@ -211,7 +211,6 @@ def test_the_cutoff_window_counts_matches_on_tasks_opened_after_both_cutoffs(
         "/api/models/m-new", headers=ADMIN, json={"knowledge_cutoff": "2024-01-01"}
     )
     assert changed.status_code == 200
-    client.app.state.services.model_cache._entries.clear()  # type: ignore[attr-defined]
     stale = client.get("/api/leaderboard", params={"after_cutoff": True}).json()
     assert not stale["current"] and stale["match_count"] == 4
     refresh_window(pool, None, "cutoff", bootstrap=20)
