@@ -65,7 +65,8 @@ def _windowed(
     window: str, ask: str,
 ) -> _Found:  # fmt: skip
     """A window's board; when there is none yet (or new results or cutoffs came in since)
-    a worker is asked for it, once per overall board, and the last stored one is shown."""
+    a worker is asked for it, once per overall board, and the last stored one is shown (for
+    the cutoff window, the one computed with the previous cutoffs)."""
     found = _stored(s, tournament, language, kind, window)
     overall = _board(s, tournament, None, None)(None)
     newest = None if overall is None else overall["computed_at"]
@@ -78,10 +79,10 @@ def _windowed(
         (tournament, window, newest),
         lambda: enqueue(s.queue, "arena.window_ratings", (tournament or 0, ask), "control"),
     )
-    if found.snapshot is not None:
+    if found.snapshot is not None or ask != CUTOFF:
         return _Found(found.snapshot, found.rows, False)
-    prefix = board_key(language, kind, window.split(":")[0] + ":")
-    older = latest_snapshot_like(s.pool, tournament, BOARD, prefix)
+    # the cutoffs changed since: the board computed with the previous ones, until then
+    older = latest_snapshot_like(s.pool, tournament, BOARD, board_key(language, kind, CUTOFF))
     return _Found(older, [] if older is None else older["rows"], False)
 
 

@@ -234,6 +234,8 @@ def test_a_day_window_is_computed_on_request_with_other_filters(
     board = client.get("/api/leaderboard", params=query).json()
     assert board["current"] and board["window"] == "after:2025-09-20"
     assert board["match_count"] == 4  # go-mid once, go-late three times
+    other_day = client.get("/api/leaderboard", params={**query, "created_after": "2025-10-05"})
+    assert other_day.json()["computed_at"] is None  # never another day's board
 
 
 def test_matches_filter_by_opponent_and_tasks_show_test_counts(
