@@ -57,7 +57,7 @@ def _stored(
     if snapshot is not None:
         return _Found(snapshot, snapshot["rows"], True)
     whole = _board(s, tournament, None, None)(window)
-    return _Found(whole, [], True) if whole is not None else _Found(None, [], False)
+    return _Found(whole, [], True)  # none at all (nothing rated yet) is current too
 
 
 def _windowed(

@@ -146,7 +146,7 @@ def test_rows_carry_role_ratings_rates_and_metadata(
 ) -> None:
     pool, _ = seeded
     before = client.get("/api/leaderboard").json()
-    assert before["computed_at"] is None and before["rows"] == []
+    assert before["computed_at"] is None and before["rows"] == [] and before["current"]
     refresh_boards(pool, None, bootstrap=20)
     board = client.get("/api/leaderboard").json()
     assert board["match_count"] == 8 and board["current"] and board["window"] is None
