@@ -24,6 +24,20 @@ class TtlCache(Generic[V]):
         self._refreshing: set[Hashable] = set()
 
     def get(self, key: Hashable, compute: Callable[[], V]) -> V:
+        """The cached value (a stale one is served while it is refreshed), else computed now."""
+        found = self.cached(key, compute)
+        if found is not None:
+            return found[0]
+        value = compute()
+        self._store(key, value)
+        return value
+
+    def cached(self, key: Hashable, compute: Callable[[], V]) -> tuple[V] | None:
+        """The value if one is held (a refresh starts when it is stale), without computing on
+        a miss: an async route serves hits on its event loop and computes misses elsewhere.
+        A time-to-live of 0 holds nothing (always a miss)."""
+        if self._ttl <= 0:
+            return None
         with self._lock:
             hit = self._entries.get(key)
             stale = hit is not None and time.monotonic() - hit[0] >= self._ttl
@@ -32,13 +46,11 @@ class TtlCache(Generic[V]):
                 threading.Thread(
                     target=self._refresh, args=(key, compute), daemon=True, name="cache refresh"
                 ).start()
-        if hit is not None:
-            return hit[1]
-        value = compute()
-        self._store(key, value)
-        return value
+        return None if hit is None else (hit[1],)
 
     def _store(self, key: Hashable, value: V) -> None:
+        if self._ttl <= 0:
+            return
         with self._lock:
             if len(self._entries) >= self._max and key not in self._entries:
                 self._entries.clear()

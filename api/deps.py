@@ -28,12 +28,14 @@ class Services:
     pool: Pool
     queue: Celery
     keys: KeyBox | None
-    price_cache: TtlCache[dict[str, tuple[float | None, float | None]]]
+    model_cache: TtlCache[dict[str, DictRow]]  # metadata, cutoffs and prices by name
     matrix_cache: TtlCache[list[DictRow]]
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
+    board_cache: TtlCache[bytes]  # leaderboard responses, serialized, by their filters
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
+    """Async, as the other trivial dependencies: FastAPI runs a sync one on a worker thread."""
     found: Services = request.app.state.services
     return found
 
@@ -41,7 +43,7 @@ def services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(services)]
 
 
-def pool(s: ServicesDep) -> Pool:
+async def pool(s: ServicesDep) -> Pool:
     return s.pool
 
 

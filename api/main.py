@@ -53,9 +53,10 @@ def create_app(
             pool=pool,
             queue=producer(settings),
             keys=key_box(secret),
-            price_cache=TtlCache(settings.stats_ttl_s),
+            model_cache=TtlCache(settings.stats_ttl_s),
             matrix_cache=TtlCache(settings.stats_ttl_s),
             refresh_requests=TtlCache(settings.stats_ttl_s),
+            board_cache=TtlCache(settings.board_ttl_s),
         )
         try:
             yield

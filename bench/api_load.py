@@ -169,15 +169,15 @@ def fill(database_url: str, n_matches: int, n_models: int = 20, n_tasks: int = 1
 
 
 def snapshot(database_url: str) -> float:
-    """What the workers' ratings step stores; returns how long it took."""
-    from arena.store.matches import finished_results
+    """What the workers' ratings step stores (every board); returns how long it took."""
     from arena.store.pool import open_pool
     from arena.store.snapshots import store_snapshots
-    from workers.ratings import snapshots
+    from arena.store.standings import rated_matches
+    from workers.ratings import model_dates, snapshots
 
     started = time.monotonic()
     pool = open_pool(database_url, max_size=2)
-    found = snapshots(finished_results(pool, 1), bootstrap=100)
+    found = snapshots(rated_matches(pool, 1), bootstrap=100, models=model_dates(pool))
     store_snapshots(pool, 1, found)
     store_snapshots(pool, None, found)
     pool.close()

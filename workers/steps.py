@@ -16,7 +16,6 @@ from arena.match import RoundRecord, match_outcome
 from arena.players.base import Answer, Player, Role, TaskContext
 from arena.store.matches import (
     end_match,
-    finished_results,
     load_match,
     load_task,
     mark_running,
@@ -25,7 +24,6 @@ from arena.store.matches import (
     store_round,
     store_validation,
 )
-from arena.store.snapshots import store_snapshots
 from arena.store.steps import ClaimState, claim_step, finish_step, release_step, renew_lease
 from arena.store.tournaments import (
     complete_tournament,
@@ -39,7 +37,7 @@ from arena.tasks.pipelines import with_pipeline
 from arena.tasks.validation import validate_task
 from workers.app import app
 from workers.plan import Queue, Step, next_steps, prepare_step
-from workers.ratings import snapshots
+from workers.ratings import refresh_boards, refresh_window
 from workers.services import Services, services
 
 
@@ -263,25 +261,18 @@ def ratings(tournament_id: int) -> None:
     """Snapshots of the tournament's leaderboards (and everyone's), then done if it is over."""
     s = services()
     over = not unfinished_matches(s.pool, tournament_id)
-    bootstrap = s.settings.ratings_bootstrap
-    store_snapshots(
-        s.pool, tournament_id, snapshots(finished_results(s.pool, tournament_id), bootstrap)
-    )
-    store_snapshots(s.pool, None, snapshots(finished_results(s.pool, None), bootstrap))
+    refresh_boards(s.pool, tournament_id, s.settings.ratings_bootstrap)
+    refresh_boards(s.pool, None, s.settings.ratings_bootstrap)
     if over:
         complete_tournament(s.pool, tournament_id)
 
 
 @app.task(name="arena.window_ratings", queue=Queue.CONTROL.value)
-def window_ratings(tournament_id: int, created_after: str) -> None:
-    """The leaderboard over tasks opened after a day (contamination views), asked for by the
-    API on first read; 0 stands for all tournaments."""
+def window_ratings(tournament_id: int, window: str) -> None:
+    """The boards over tasks opened after each model's knowledge cutoff (`cutoff`) or after a
+    day (contamination views), asked for by the API; 0 stands for all tournaments."""
     s = services()
-    scope = tournament_id or None
-    matches = finished_results(s.pool, scope, created_after)
-    board = snapshots(matches, s.settings.ratings_bootstrap)[:1]
-    rows = [("created_after", created_after, count, r) for _, _, count, r in board]
-    store_snapshots(s.pool, scope, rows or [("created_after", created_after, 0, [])])
+    refresh_window(s.pool, tournament_id or None, window, s.settings.ratings_bootstrap)
 
 
 def reconcile_once(s: Services) -> None:

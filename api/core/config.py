@@ -20,7 +20,8 @@ class ApiSettings(ServiceSettings):
     admin_token: SecretStr | None = None  # every write needs `Authorization: Bearer <token>`
     demo: bool = False  # a local demo: may run without admin token and secret key
     web_dir: Path = Path("frontend/dist")  # the built website, served at / when it exists
-    stats_ttl_s: float = 10.0  # model prices and head-to-head matrices are cached this long
+    stats_ttl_s: float = 10.0  # model metadata and head-to-head matrices are cached this long
+    board_ttl_s: float = 1.0  # a served leaderboard (its JSON) is reused this long; 0: never
 
     def check_secure(self) -> None:
         """Refuse to serve without both secrets, unless this is a local demo."""

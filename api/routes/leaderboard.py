@@ -5,120 +5,207 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.responses import StreamingResponse
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response, StreamingResponse
+from psycopg.rows import DictRow
 
-from api.deps import PoolDep, ServicesDep
+from api.deps import PoolDep, Services, ServicesDep
 from api.errors import ApiError
 from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix
 from api.schemas.tasks import Kind
-from arena.store.models import model_prices
-from arena.store.snapshots import latest_snapshot
-from arena.store.standings import iter_results, pair_tallies
+from arena.store.snapshots import BOARD, board_key, latest_snapshot, latest_snapshot_like
+from arena.store.standings import iter_results, model_meta, pair_tallies
 from arena.tasks.schema import Language
+from workers.ratings import CUTOFF, after_window, cutoff_window, dates_of
 
 router = APIRouter(tags=["leaderboard"])
 TournamentQuery = Annotated[int | None, Query(ge=1, le=2**62, description="one tournament")]
 
 
-def _scope(
-    language: Language | None,
-    role: str | None,
-    kind: str | None,
-    created_after: dt.date | None,
-) -> tuple[str, str]:
-    given = {
-        k: v
-        for k, v in (
-            ("language", language),
-            ("role", role),
-            ("kind", kind),
-            ("created_after", created_after),
-        )
-        if v is not None
-    }
-    if len(given) > 1:
-        raise ApiError(
-            422, ["query", sorted(given)[1]], f"give one of {', '.join(sorted(given))}, not several"
-        )
-    if language is not None:
-        return "language", language.value
-    if role is not None:
-        return "role", ""
-    if kind is not None:
-        return "kind", kind
-    if created_after is not None:
-        return "created_after", created_after.isoformat()
-    return "overall", ""
+@dataclass(frozen=True)
+class _Found:
+    """The board served, and whether it is the one the filters ask for now."""
+
+    snapshot: dict[str, Any] | None
+    rows: list[dict[str, Any]]
+    current: bool
 
 
-@router.get("/leaderboard", operation_id="get_leaderboard", responses=error_responses(422))
-def get_leaderboard(
+def _board(
+    s: Services, tournament: int | None, language: str | None, kind: str | None
+) -> Callable[[str | None], dict[str, Any] | None]:
+    def find(window: str | None) -> dict[str, Any] | None:
+        return latest_snapshot(s.pool, tournament, BOARD, board_key(language, kind, window))
+
+    return find
+
+
+def _stored(
+    s: Services, tournament: int | None, language: str | None, kind: str | None,
+    window: str | None,
+) -> _Found:  # fmt: skip
+    """The board of these filters; a combination without matches is an empty board as of its
+    window's board over every language and kind (computed together)."""
+    snapshot = _board(s, tournament, language, kind)(window)
+    if snapshot is not None:
+        return _Found(snapshot, snapshot["rows"], True)
+    whole = _board(s, tournament, None, None)(window)
+    return _Found(whole, [], True)  # none at all (nothing rated yet) is current too
+
+
+def _windowed(
+    s: Services, tournament: int | None, language: str | None, kind: str | None,
+    window: str, ask: str,
+) -> _Found:  # fmt: skip
+    """A window's board; when there is none yet (or new results or cutoffs came in since)
+    a worker is asked for it, once per overall board, and the last stored one is shown (for
+    the cutoff window, the one computed with the previous cutoffs)."""
+    found = _stored(s, tournament, language, kind, window)
+    overall = _board(s, tournament, None, None)(None)
+    newest = None if overall is None else overall["computed_at"]
+    fresh = found.snapshot is not None and (
+        newest is None or found.snapshot["computed_at"] >= newest
+    )
+    if fresh:
+        return found
+    s.refresh_requests.get(
+        (tournament, window, newest),
+        lambda: enqueue(s.queue, "arena.window_ratings", (tournament or 0, ask), "control"),
+    )
+    if found.snapshot is not None or ask != CUTOFF:
+        return _Found(found.snapshot, found.rows, False)
+    # the cutoffs changed since: the board computed with the previous ones, until then
+    older = latest_snapshot_like(s.pool, tournament, BOARD, board_key(language, kind, CUTOFF))
+    return _Found(older, [] if older is None else older["rows"], False)
+
+
+@router.get(
+    "/leaderboard",
+    operation_id="get_leaderboard",
+    response_model=Leaderboard,
+    responses=error_responses(422),
+)
+async def get_leaderboard(
     s: ServicesDep,
     language: Language | None = None,
-    role: Literal["submitter", "reviewer"] | None = None,
+    role: Annotated[
+        Literal["submitter", "reviewer"] | None,
+        Query(description="rank by this role's rating (it fills `rating`; no interval)"),
+    ] = None,
     kind: Kind | None = None,
     tournament: TournamentQuery = None,
+    after_cutoff: Annotated[
+        bool,
+        Query(
+            description="only matches on tasks whose issue was opened after the knowledge"
+            " cutoff of both models (baselines have none; a model without a recorded cutoff"
+            " is left out)"
+        ),
+    ] = False,
     created_after: Annotated[
         dt.date | None, Query(description="only tasks whose issue was opened after this day")
     ] = None,
-) -> Leaderboard:
-    """The latest rating snapshot of the scope, with cost and latency per model.
+) -> Response:
+    """The latest stored board of these filters, combined (language AND kind AND tournament
+    AND a task-date window, ranked by a role if given), with each model's role ratings, rates,
+    cost, latency and metadata.
 
-    A `created_after` window is computed by a worker on first request (`computed_at` is null
-    until it is stored); the other scopes are refreshed after matches finish."""
-    scope, value = _scope(language, role, kind, created_after)
-    snapshot = latest_snapshot(s.pool, tournament, scope, value)
-    if scope == "created_after":
-        _refresh_window(s, tournament, value, snapshot)
-    if snapshot is None:
-        return Leaderboard(
-            scope=scope, scope_value=value, tournament=tournament, computed_at=None,
-            match_count=0, rows=[],
-        )  # fmt: skip
-    prices = s.price_cache.get("prices", lambda: model_prices(s.pool))
-    rows = []
-    for r in snapshot["rows"]:
-        cost, latency = _cost_and_latency(r.get("usage"), prices.get(r["model"]))
-        if scope == "role":
-            assert role is not None
-            rows.append(LeaderboardRow(
-                model=r["model"], rating=r.get(role), ci_low=None, ci_high=None, rank_ub=None,
-                matches=None, wins=None, losses=None, ties=None, elo=None, cost=cost,
-                latency=latency,
-            ))  # fmt: skip
-        else:
-            rows.append(LeaderboardRow(**{**_fields(r), "cost": cost, "latency": latency}))
-    if scope == "role":
+    Boards over all tasks and over the cutoff window are refreshed after matches finish; a
+    `created_after` window, or a cutoff window after a model's cutoff changed, is computed by
+    a worker on request (`current` is false until it is stored).
+
+    Served as JSON built at most once per `ARENA_BOARD_TTL_S` per filter combination: a hit
+    never leaves the event loop (no thread hop, no query, no validation)."""
+    if after_cutoff and created_after is not None:
+        raise ApiError(
+            422, ["query", "created_after"], "give after_cutoff or created_after, not both"
+        )
+    lang = None if language is None else language.value
+    key = (lang, role, kind, tournament, after_cutoff, created_after)
+
+    def build() -> bytes:
+        board = _leaderboard(s, lang, role, kind, tournament, after_cutoff, created_after)
+        return board.model_dump_json().encode()
+
+    hit = s.board_cache.cached(key, build)
+    body = hit[0] if hit is not None else await run_in_threadpool(s.board_cache.get, key, build)
+    return Response(content=body, media_type="application/json")
+
+
+def _leaderboard(
+    s: Services,
+    lang: str | None,
+    role: Literal["submitter", "reviewer"] | None,
+    kind: str | None,
+    tournament: int | None,
+    after_cutoff: bool,
+    created_after: dt.date | None,
+) -> Leaderboard:
+    """The board of these filters as stored, with each row's rates, cost and metadata."""
+    meta = s.model_cache.get("models", lambda: model_meta(s.pool))
+    window, ask = None, None
+    if after_cutoff:
+        window, ask = cutoff_window(dates_of(meta)), CUTOFF
+    elif created_after is not None:
+        window, ask = after_window(created_after.isoformat()), created_after.isoformat()
+    if window is None or ask is None:
+        found = _stored(s, tournament, lang, kind, None)
+    else:
+        found = _windowed(s, tournament, lang, kind, window, ask)
+    rows = [_row(r, role, meta.get(r["model"])) for r in found.rows]
+    if role is not None:
         rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.model))
+    snapshot = found.snapshot
     return Leaderboard(
-        scope=scope,
-        scope_value=value,
+        language=lang,
+        kind=kind,
+        role=role,
+        window=None if window is None else window.split(":")[0] if after_cutoff else window,
         tournament=tournament,
-        computed_at=snapshot["computed_at"],
-        match_count=snapshot["match_count"],
+        computed_at=None if snapshot is None else snapshot["computed_at"],
+        current=found.current,
+        match_count=0 if snapshot is None or not found.rows else snapshot["match_count"],
         rows=rows,
     )
 
 
-def _refresh_window(
-    s: ServicesDep, tournament: int | None, value: str, snapshot: dict[str, Any] | None
-) -> None:
-    """Ask a worker for the window's leaderboard when there is none or it is older than the
-    latest overall snapshot (new results came in); once per overall snapshot."""
-    overall = latest_snapshot(s.pool, tournament, "overall", "")
-    newest = None if overall is None else overall["computed_at"]
-    if snapshot is not None and (newest is None or snapshot["computed_at"] >= newest):
-        return
-    s.refresh_requests.get(
-        (tournament, value, newest),
-        lambda: enqueue(s.queue, "arena.window_ratings", (tournament or 0, value), "control"),
+def _share(hits: int, total: int) -> float | None:
+    return hits / total if total else None
+
+
+def _row(r: dict[str, Any], role: str | None, meta: DictRow | None) -> LeaderboardRow:
+    """A stored row as shown: rates from their counts, cost at the model's current price."""
+    price = None if meta is None else (meta["price_input"], meta["price_output"])
+    cost, latency = _cost_and_latency(r.get("usage"), price)
+    facts = r.get("facts") or {}
+    shown: dict[str, Any] = {k: r.get(k) for k in _STORED}
+    if role is not None:
+        shown.update(rating=r.get(role), ci_low=None, ci_high=None, rank_ub=None)
+    return LeaderboardRow(
+        **shown,
+        patch_correct=_share(facts.get("correct", 0), facts.get("submitted", 0)),
+        tests_valid=_share(facts.get("valid", 0), facts.get("reviewed", 0)),
+        catch=_share(facts.get("caught", 0), facts.get("wrong_patches", 0)),
+        rounds_submitted=facts.get("submitted", 0),
+        rounds_reviewed=facts.get("reviewed", 0),
+        wrong_patches_reviewed=facts.get("wrong_patches", 0),
+        cost=cost,
+        latency=latency,
+        organization=None if meta is None else meta["organization"],
+        license=None if meta is None else meta["license"],
+        knowledge_cutoff=None if meta is None else meta["knowledge_cutoff"],
     )
+
+
+_STORED = ("model", "rating", "ci_low", "ci_high", "rank_ub", "matches", "wins", "losses",
+           "ties", "elo", "submitter", "reviewer")  # fmt: skip
 
 
 def _cost_and_latency(
@@ -134,12 +221,6 @@ def _cost_and_latency(
             + used["completion_tokens"] * (price[1] or 0.0)
         ) / 1e6
     return cost, used["latency_s"]
-
-
-def _fields(row: dict[str, Any]) -> dict[str, Any]:
-    keys = ("model", "rating", "ci_low", "ci_high", "rank_ub", "matches", "wins", "losses",
-            "ties", "elo")  # fmt: skip
-    return {k: row.get(k) for k in keys}
 
 
 @router.get(

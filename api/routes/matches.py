@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
 
 from api.deps import PoolDep
-from api.errors import not_found
+from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.matches import (
     AnswerEvidence,
@@ -20,6 +21,7 @@ from api.schemas.matches import (
     TaskEvidence,
 )
 from arena.store import evidence as store
+from arena.store.pool import Pool
 from arena.tasks.schema import Language
 
 router = APIRouter(prefix="/matches", tags=["matches"])
@@ -35,6 +37,9 @@ def list_matches(
     pool: PoolDep,
     tournament: Annotated[int | None, Query(ge=1, le=2**62)] = None,
     model: Annotated[str | None, Query(max_length=200, description="played a or b")] = None,
+    opponent: Annotated[
+        str | None, Query(max_length=200, description="with model: played against model")
+    ] = None,
     task: Annotated[str | None, Query(max_length=500, description="instance id")] = None,
     language: Language | None = None,
     result: Annotated[str | None, Query(max_length=200, description="winner or tie")] = None,
@@ -43,9 +48,12 @@ def list_matches(
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> MatchPage:
     """Newest first."""
+    if opponent is not None and model is None:
+        raise ApiError(422, ["query", "opponent"], "an opponent needs a model to play against")
     chosen = store.MatchFilter(
         tournament=tournament,
         model=model,
+        opponent=opponent,
         task=task,
         language=None if language is None else language.value,
         result=result,
@@ -100,9 +108,23 @@ def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEviden
     )
 
 
-@router.get("/{match_id}", operation_id="get_match", responses=error_responses(404, 422))
-def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> MatchEvidence:
-    """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons."""
+@router.get(
+    "/{match_id}",
+    operation_id="get_match",
+    response_model=MatchEvidence,
+    responses=error_responses(404, 422),
+)
+def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> Response:
+    """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons.
+
+    Serialized once here: returned as a model, FastAPI would validate the whole evidence (CI
+    logs included) a second time before serializing it."""
+    return Response(
+        content=_evidence(match_id, pool).model_dump_json(), media_type="application/json"
+    )
+
+
+def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
     found = store.match_evidence(pool, match_id)
     if found is None:
         raise not_found(["path", "match_id"], f"no match {match_id}")

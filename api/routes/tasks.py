@@ -42,7 +42,12 @@ def _validity(row: DictRow) -> Validity:
     return "valid" if validation.get("valid") else "invalid"
 
 
+def _count(validation: dict[str, Any] | None, field: str) -> int | None:
+    return None if validation is None else len(validation.get(field) or ())
+
+
 def task_summary(row: DictRow) -> TaskSummary:
+    validation = row["validation"]
     return TaskSummary(
         instance_id=row["instance_id"],
         language=row["language"],
@@ -51,7 +56,11 @@ def task_summary(row: DictRow) -> TaskSummary:
         base_commit=row["task"]["base_commit"],
         issue_created_at=row["issue_created_at"],
         validity=_validity(row),
-        validation_reason=(row["validation"] or {}).get("reason"),
+        validation_reason=(validation or {}).get("reason"),
+        fail_to_pass=_count(validation, "fail_to_pass"),
+        pass_to_pass=_count(validation, "pass_to_pass"),
+        flaky=_count(validation, "flaky"),
+        broken=_count(validation, "broken"),
         imported_at=row["imported_at"],
     )
 

@@ -20,6 +20,12 @@ class TaskSummary(BaseModel):
     issue_created_at: str | None
     validity: Validity
     validation_reason: str | None
+    # test counts as validation found them (null until validated): FAIL_TO_PASS, PASS_TO_PASS,
+    # and those left out (flaky between two runs; broken: failing with and without the fix)
+    fail_to_pass: int | None
+    pass_to_pass: int | None
+    flaky: int | None
+    broken: int | None
     imported_at: dt.datetime
 
 

@@ -62,6 +62,7 @@ def get_tournament(pool: Pool, tournament_id: int) -> DictRow | None:
 class MatchFilter:
     tournament: int | None = None
     model: str | None = None
+    opponent: str | None = None  # with model: only matches of model against this one
     task: str | None = None  # instance id
     language: str | None = None
     result: str | None = None  # a model's name (it won) or "tie"
@@ -73,6 +74,8 @@ class MatchFilter:
             clauses.append("m.tournament_id = %(tournament)s")
         if self.model is not None:
             clauses.append("(m.a = %(model)s OR m.b = %(model)s)")
+        if self.opponent is not None:
+            clauses.append("(m.a = %(opponent)s OR m.b = %(opponent)s)")
         if self.task is not None:
             clauses.append("t.instance_id = %(task)s")
         if self.language is not None:
@@ -84,6 +87,7 @@ class MatchFilter:
         return " AND ".join(clauses), {
             "tournament": self.tournament,
             "model": self.model,
+            "opponent": self.opponent,
             "task": self.task,
             "language": self.language,
             "result": self.result,

@@ -1,4 +1,5 @@
-"""Aggregates beside the rating snapshots: head-to-head tallies, and every result streamed."""
+"""Aggregates beside the rating snapshots: the results boards are fitted on, head-to-head
+tallies, every result streamed, and the model metadata shown beside ratings."""
 
 from __future__ import annotations
 
@@ -56,3 +57,44 @@ def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> It
             {"t": tournament_id},
         )
         yield from cursor
+
+
+def rated_matches(
+    pool: Pool, tournament_id: int | None, created_after: str | None = None
+) -> list[dict[str, Any]]:
+    """Every done match (of one tournament, or all; on tasks whose issue was opened after a
+    day, if given) with its task's opening date, its rounds' facts (never the whole record:
+    CI logs stay in the database) and its answers' tokens and latency, in a stable order."""
+    with pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT m.id, t.instance_id AS task, t.language, t.kind, t.issue_created_at AS created,"
+            "  m.a, m.b, m.result,"
+            "  array_agg(json_build_object('submitter', r.submitter, 'reviewer', r.reviewer,"
+            "    'winner', r.winner,"
+            "    'patch_applies', (r.record->>'patch_applies')::boolean,"
+            "    'patch_correct', (r.record->>'patch_correct')::boolean,"
+            "    'tests_valid', (r.record->>'tests_valid')::boolean,"
+            "    'tests_catch', (r.record->>'tests_catch')::boolean) ORDER BY r.idx) AS rounds,"
+            "  (SELECT json_agg(json_build_object('model', a.model, 'latency_s', a.latency_s,"
+            "     'prompt_tokens', a.prompt_tokens, 'completion_tokens', a.completion_tokens))"
+            "   FROM answers a JOIN rounds ra ON ra.id = a.round_id WHERE ra.match_id = m.id)"
+            "   AS answers"
+            " FROM matches m JOIN tasks t ON t.id = m.task_id JOIN rounds r ON r.match_id = m.id"
+            " WHERE m.status = 'done' AND (%(t)s::bigint IS NULL OR m.tournament_id = %(t)s)"
+            " AND (%(after)s::text IS NULL OR t.issue_created_at > %(after)s)"
+            " GROUP BY m.id, t.instance_id, t.language, t.kind, t.issue_created_at"
+            " ORDER BY t.instance_id, m.a, m.b, m.id",
+            {"t": tournament_id, "after": created_after},
+        )
+        return [dict(r) for r in rows]
+
+
+def model_meta(pool: Pool) -> dict[str, DictRow]:
+    """Per model (retired too: their history is rated): organization, licence, knowledge
+    cutoff, whether it is a baseline, and its prices per million input and output tokens."""
+    with pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT name, organization, license, knowledge_cutoff,"
+            " spec->>'kind' = 'baseline' AS baseline, price_input, price_output FROM models"
+        ).fetchall()
+    return {r["name"]: r for r in rows}

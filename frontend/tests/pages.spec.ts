@@ -23,7 +23,7 @@ test.describe("pages", () => {
     await shot(page, "leaderboard");
   });
 
-  test("filters and sorting round-trip through the URL", async ({ page }) => {
+  test("filters combine and round-trip through the URL with sorting", async ({ page }) => {
     await page.goto("/#/");
     await page.getByLabel("Language").selectOption("python");
     await expect(page).toHaveURL(/language=python/);
@@ -36,8 +36,27 @@ test.describe("pages", () => {
     await expect(page.getByLabel("Language")).toHaveValue("python");
     await expect(page.locator("th[aria-sort='descending']")).toContainText("Matches");
     await page.getByLabel("Task kind").selectOption("gold-judged");
-    await expect(page).toHaveURL(/kind=gold-judged/);
-    await expect(page).not.toHaveURL(/language=/); // the API rates one scope at a time
+    await page.getByLabel("Rank by role").selectOption("submitter");
+    await page.getByLabel("Task-date window").selectOption("cutoff");
+    for (const part of [/language=python/, /kind=gold-judged/, /role=submitter/, /after_cutoff=1/, /sort=matches/]) {
+      await expect(page).toHaveURL(part);
+    }
+    await expect(page.locator(".snapshot")).toContainText(
+      "python, gold-judged, tasks opened after each model's cutoff, ranked as submitter",
+    );
+    await expect(page.locator("table.leaderboard tbody tr")).not.toHaveCount(0);
+    const filtered = Number(await page.getByTestId("match-count").textContent());
+    expect(filtered).toBeGreaterThan(0);
+    expect(filtered).toBeLessThan(3000 / 4); // python is a quarter of the tasks, and fewer clean
+    await page.getByLabel("Task-date window").selectOption("date");
+    await page.getByLabel("Tasks opened after").fill("2025-06-01");
+    await expect(page).toHaveURL(/created_after=2025-06-01/);
+    await expect(page).not.toHaveURL(/after_cutoff/);
+    await expect(page).toHaveURL(/language=python/);
+    await page.getByLabel("Task-date window").selectOption("cutoff");
+    await expect(page.locator("td[data-col='patch_correct']").first()).toContainText("% of");
+    await expect(page.locator("td[data-col='organization']").first()).not.toBeEmpty();
+    await shot(page, "leaderboard-filtered");
   });
 
   test("export downloads the rows shown, in their order", async ({ page }) => {
@@ -48,6 +67,7 @@ test.describe("pages", () => {
     const text = await (await csv.createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
     const lines = text.trim().split("\r\n");
     expect(lines[0]).toContain("rank_ub,model,rating,ci_low,ci_high");
+    expect(lines[0]).toContain("submitter,reviewer,patch_correct,rounds_submitted,tests_valid");
     expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual(shown);
     const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "JSON" }).click()]);
     const rows = JSON.parse(await (await json.createReadStream()).toArray().then((c) => Buffer.concat(c).toString()));
@@ -61,13 +81,15 @@ test.describe("pages", () => {
     await page.getByRole("table", { name: "Matches played" }).getByRole("link").first().click();
     await expect(page).toHaveURL(/#\/matches\?model=.*&opponent=/);
     await expect(page.locator("table.matches tbody tr")).not.toHaveCount(0);
+    await expect(page.getByText(/matches between them/)).toBeVisible();
     await shot(page, "matches");
   });
 
   test("model page shows ratings per scope and recent matches", async ({ page }) => {
     await page.goto("/#/models/oracle");
     await expect(page.getByRole("heading", { name: "oracle" })).toBeVisible();
-    await expect(page.getByRole("table", { name: "Ratings per scope" })).toContainText("as submitter");
+    await expect(page.getByRole("table", { name: "Ratings per scope" })).toContainText("As submitter");
+    await expect(page.getByRole("table", { name: "Ratings per scope" })).toContainText("Patch correct");
     await expect(page.locator("table.matches tbody tr")).not.toHaveCount(0);
     await shot(page, "model");
   });
@@ -88,6 +110,9 @@ test.describe("pages", () => {
     await page.goto("/#/tasks");
     await page.locator("table[aria-label='Tasks'] tbody button").first().click();
     await expect(page.getByText("Matches on this task")).toBeVisible();
+    await expect(page.getByRole("table", { name: "Tasks" }).locator("thead")).toContainText("FAIL_TO_PASS");
+    await expect(page.locator("td[data-col='fail_to_pass']").first()).toHaveText("2"); // as validated
+    await expect(page.locator("td[data-col='pass_to_pass']").first()).toHaveText("3");
     await shot(page, "tasks");
     await page.getByText("Matches on this task").click();
     await expect(page.getByRole("heading", { name: /Matches on demo__/ })).toBeVisible();
@@ -113,7 +138,7 @@ test.describe("pages", () => {
     await expect(page.locator("th[aria-sort='descending']")).toContainText("Elo");
     await page.keyboard.press("Tab"); // to the next header, then sort by it
     await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(/sort=submitter_rating/);
+    await expect(page).toHaveURL(/sort=submitter/);
     await page.getByRole("link", { name: "Head-to-head" }).focus();
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/head-to-head/);

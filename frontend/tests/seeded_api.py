@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from psycopg.types.json import Jsonb
 from pydantic import SecretStr
 
 from api.core.config import ApiSettings
@@ -28,17 +29,24 @@ from api.main import create_app
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
-from arena.store.matches import end_match, mark_running, store_answer, store_round
+from arena.store.matches import (
+    end_match,
+    mark_running,
+    store_answer,
+    store_round,
+    store_validation,
+)
 from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
-from arena.store.pool import open_pool
+from arena.store.pool import Pool, open_pool
 from arena.store.snapshots import store_snapshots
 from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
+from arena.tasks.schema import Validation
 from ci_runner import CIResult, CISettings
 from tests.store.servers import postgres_server, redis_server
 from tests.workers.conftest import Workers
-from workers.ratings import snapshots
+from workers.ratings import model_dates, snapshots
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "web-admin-token"
@@ -50,28 +58,52 @@ HOSTILE = (
 )
 
 
+SEEDED_VALIDATION = Validation(  # shown on the tasks page (the seeded match needs no CI run)
+    valid=True,
+    fail_to_pass=("tests/test_ring.cpp::wraps", "tests/test_ring.cpp::overwrites"),
+    pass_to_pass=(
+        "tests/test_ring.cpp::push",
+        "tests/test_ring.cpp::pop",
+        "tests/test_ring.cpp::len",
+    ),
+    flaky=("tests/test_ring.cpp::timing",),
+)
+LANGUAGES = ("python", "go", "rust", "cpp")
+KINDS = ("gold-judged", "ci-judged")
+
+
 def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]:
-    """Finished matches among `count` models with hidden strengths: enough to rate each."""
+    """Finished matches among `count` models with hidden strengths: enough to rate each, over
+    tasks of every language and kind opened through 2025, with the protocol's round facts."""
     rng = random.Random(seed)
     names = [f"model-{i:03d}" for i in range(count)]
     skill = {n: rng.gauss(0, 1) for n in names}
     found = []
     for i in range(matches):
         a, b = rng.sample(names, 2)
-        rounds = []
+        rounds: list[dict[str, Any]] = []
+        rounds_won: list[tuple[str, str, str]] = []
         for sub, rev in ((a, b), (b, a)):
-            p = 1 / (1 + 10 ** (skill[rev] - skill[sub]))
-            won = "submitter" if rng.random() < p else "reviewer"
-            rounds.append({"submitter": sub, "reviewer": rev, "winner": won})
+            correct = rng.random() < 1 / (1 + 10 ** -skill[sub])
+            valid = rng.random() < 1 / (1 + 10 ** -skill[rev])
+            catch = valid and not correct and rng.random() < 0.7
+            won = "reviewer" if catch else "submitter" if correct else "draw"
+            rounds_won.append((sub, rev, won))
+            rounds.append({"submitter": sub, "reviewer": rev, "winner": won,
+                           "patch_applies": True, "patch_correct": correct,
+                           "tests_valid": valid, "tests_catch": catch})  # fmt: skip
         wins = {a: 0, b: 0}
-        for r in rounds:
-            wins[r["submitter"] if r["winner"] == "submitter" else r["reviewer"]] += 1
+        for sub, rev, won in rounds_won:
+            if won != "draw":
+                wins[sub if won == "submitter" else rev] += 1
         result = "tie" if wins[a] == wins[b] else max(wins, key=lambda m: wins[m])
+        task = i % 50
         found.append(
             {
-                "task": f"t{i % 50}",
-                "language": "python",
-                "kind": "gold-judged",
+                "task": f"t{task}",
+                "language": LANGUAGES[task % 4],
+                "kind": KINDS[task % 3 == 0],
+                "created": f"2025-{1 + task % 12:02d}-15T12:00:00Z",
                 "a": a,
                 "b": b,
                 "result": result,
@@ -79,6 +111,22 @@ def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]
             }
         )
     return found
+
+
+def register_many(pool: Pool, names: list[str]) -> None:
+    """The rated models in the registry with metadata (some left blank, as in real life),
+    retired: they only have history, so the tournament form does not offer them."""
+    orgs = ("Acme AI", "Open Weights Co", None)
+    with pool.connection() as conn:
+        for i, name in enumerate(names):
+            spec = {"name": name, "kind": "openai", "base_url": "http://127.0.0.1:9/v1",
+                    "model": name}  # fmt: skip
+            conn.execute(
+                "INSERT INTO models (name, spec, organization, license, knowledge_cutoff,"
+                " retired_at) VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (name) DO NOTHING",
+                (name, Jsonb(spec), orgs[i % 3], ("apache-2.0", "proprietary")[i % 2],
+                 None if i % 10 == 9 else f"2025-{1 + i % 6:02d}-01"),
+            )  # fmt: skip
 
 
 def hostile_round(submitter: str, reviewer: str, log_mb: float) -> RoundRecord:
@@ -134,7 +182,8 @@ def seed(database_url: str, cache_dir: Path) -> None:
     try:
         ensure_baselines(pool)
         many = many_models(100, 3000)
-        store_snapshots(pool, None, snapshots(many, 20))
+        register_many(pool, sorted({m["a"] for m in many} | {m["b"] for m in many}))
+        store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)))
         specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
         task = demo_tasks(cache_dir / "demo-repos")[0]
         task = task.model_copy(update={"problem_statement": f"# Bug\n\nadd() subtracts. {HOSTILE}"})
@@ -142,7 +191,12 @@ def seed(database_url: str, cache_dir: Path) -> None:
             pool, {m: specs[m] for m in ("oracle", "partial")}, [task], "seeded"
         )
         with pool.connection() as conn:
-            row = conn.execute("SELECT id FROM matches WHERE tournament_id = %s", (tid,)).fetchone()
+            row = conn.execute(
+                "SELECT id, task_id FROM matches WHERE tournament_id = %s", (tid,)
+            ).fetchone()
+        assert row is not None
+        store_validation(pool, int(row["task_id"]), task, SEEDED_VALIDATION)
+        with pool.connection() as conn:
             conn.execute(
                 "UPDATE tournaments SET status = 'done', finished_at = now() WHERE id = %s", (tid,)
             )

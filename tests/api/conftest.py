@@ -31,6 +31,8 @@ def api_settings(database_url: str, broker: Redis, tmp_path: Path) -> ApiSetting
         admin_token=SecretStr(TOKEN),
         secret_key=SecretStr(SECRET),
         web_dir=tmp_path / "no-website",
+        stats_ttl_s=0,  # nothing cached: each request sees what the test just stored
+        board_ttl_s=0,
     )
 
 

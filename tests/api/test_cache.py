@@ -30,3 +30,15 @@ def test_a_stale_value_is_served_while_a_single_refresh_runs() -> None:
     while cache.get("k", slow) != 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert cache.get("k", slow) == 2 and len(calls) == 2  # one refresh for the whole burst
+
+
+def test_a_time_to_live_of_zero_holds_nothing() -> None:
+    cache: TtlCache[int] = TtlCache(ttl_s=0)
+    calls: list[int] = []
+
+    def count() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert [cache.get("k", count) for _ in range(3)] == [1, 2, 3]
+    assert cache.cached("k", count) is None

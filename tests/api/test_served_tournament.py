@@ -135,7 +135,7 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
     assert rows["m1"]["cost"] > 0 and rows["m1"]["latency"] > 0 and rows["oracle"]["cost"] is None
     assert call("GET", "/api/leaderboard", params={"language": "python"}).json()["match_count"] == 6
     by_kind = call("GET", "/api/leaderboard", params={"kind": "gold-judged"}).json()
-    assert by_kind["match_count"] == 6 and by_kind["scope"] == "kind"
+    assert by_kind["match_count"] == 6 and by_kind["kind"] == "gold-judged"
     window = {"tournament": tournament, "created_after": "2026-01-20"}
     assert call("GET", "/api/leaderboard", params=window).json()["computed_at"] is None
     deadline = time.monotonic() + 60

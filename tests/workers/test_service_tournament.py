@@ -65,11 +65,16 @@ def test_the_service_plays_the_same_tournament_as_one_process(
     )
     assert got == expected
     assert answers == (4 * len(expected),) and rounds == (2 * len(expected),)
-    assert sorted(scopes) == [
-        ("kind", "gold-judged"),
-        ("language", "python"),
-        ("overall", ""),
-        ("role", ""),
+    plain = sorted(s for s in scopes if s[1].endswith("|*"))
+    assert plain == [  # language|kind|window, * for all (one task kind, one language)
+        ("board", "*|*|*"),
+        ("board", "*|gold-judged|*"),
+        ("board", "python|*|*"),
+        ("board", "python|gold-judged|*"),
+    ]
+    # each again over tasks opened after the models' knowledge cutoffs: baselines have none
+    assert sorted(s[1].rsplit("|", 1)[0] for s in scopes if "|cutoff:" in s[1]) == [
+        v.rsplit("|", 1)[0] for _, v in plain
     ]
     assert prepared == [(1,)] * len(TASKS)  # validated once per task, though 3 matches waited
     shown = arena(["status", str(tournament_id)], service_env)

@@ -7,6 +7,7 @@ type BoardQuery = {
   language?: "python" | "go" | "rust" | "cpp";
   role?: "submitter" | "reviewer";
   kind?: "gold-judged" | "ci-judged";
+  after_cutoff?: boolean;
   created_after?: string;
   tournament?: number;
 };
@@ -19,7 +20,7 @@ export const useLeaderboard = (query: BoardQuery, enabled = true) =>
     enabled,
   });
 
-export const useMatrix = (query: Omit<BoardQuery, "role" | "created_after">) =>
+export const useMatrix = (query: Omit<BoardQuery, "role" | "after_cutoff" | "created_after">) =>
   useQuery({
     queryKey: ["matrix", query],
     queryFn: () => unwrap(api.GET("/api/leaderboard/matrix", { params: { query } })),

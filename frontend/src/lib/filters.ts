@@ -1,22 +1,24 @@
-// Leaderboard filters <-> URL search params, so every view is a link. The API takes one scope
-// (language, role, kind or a task-date window) at a time, plus an optional tournament.
+// Leaderboard filters <-> URL search params, so every view is a link. Filters combine: the API
+// serves one stored board per language x kind x task-date window (and tournament), ranked by a
+// role if one is chosen.
 
 export const LANGUAGES = ["python", "go", "rust", "cpp"] as const;
 export const KINDS = ["gold-judged", "ci-judged"] as const;
 export const ROLES = ["submitter", "reviewer"] as const;
-export const SCOPES = ["language", "role", "kind", "created_after"] as const;
-
-export type Scope = (typeof SCOPES)[number];
 
 export type BoardFilters = {
   language?: (typeof LANGUAGES)[number];
   role?: (typeof ROLES)[number];
   kind?: (typeof KINDS)[number];
-  created_after?: string; // YYYY-MM-DD
+  after_cutoff?: true; // tasks opened after both models' knowledge cutoffs
+  created_after?: string; // YYYY-MM-DD: tasks opened after this day
   tournament?: number;
   sort: string;
   desc: boolean;
 };
+
+/** The filters that choose the board, in the order the URL and labels show them. */
+const KEYS = ["language", "role", "kind", "after_cutoff", "created_after", "tournament"] as const;
 
 const oneOf = <T extends string>(allowed: readonly T[], v: string | null): T | undefined =>
   v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : undefined;
@@ -24,37 +26,40 @@ const oneOf = <T extends string>(allowed: readonly T[], v: string | null): T | u
 export function parseFilters(params: URLSearchParams): BoardFilters {
   const tournament = Number(params.get("tournament"));
   const after = params.get("created_after");
-  const found: BoardFilters = {
+  const cutoff = params.get("after_cutoff") === "1" ? true : undefined;
+  return {
     language: oneOf(LANGUAGES, params.get("language")),
     role: oneOf(ROLES, params.get("role")),
     kind: oneOf(KINDS, params.get("kind")),
-    created_after: after && /^\d{4}-\d{2}-\d{2}$/.test(after) ? after : undefined,
+    after_cutoff: cutoff,
+    // one task-date window at a time (the API refuses both): each model's cutoff wins
+    created_after: !cutoff && after && /^\d{4}-\d{2}-\d{2}$/.test(after) ? after : undefined,
     tournament: Number.isInteger(tournament) && tournament > 0 ? tournament : undefined,
     sort: params.get("sort") ?? "rating",
     desc: params.get("desc") !== "0",
   };
-  // one scope at a time, as the API requires: the first given wins
-  const first = SCOPES.find((s) => found[s] !== undefined);
-  for (const s of SCOPES) if (s !== first) found[s] = undefined;
-  return found;
 }
 
 export function filtersToParams(f: BoardFilters): URLSearchParams {
   const p = new URLSearchParams();
-  for (const s of SCOPES) if (f[s] !== undefined) p.set(s, String(f[s]));
-  if (f.tournament !== undefined) p.set("tournament", String(f.tournament));
+  for (const k of KEYS) if (f[k] !== undefined) p.set(k, k === "after_cutoff" ? "1" : String(f[k]));
   if (f.sort !== "rating") p.set("sort", f.sort);
   if (!f.desc) p.set("desc", "0");
   return p;
 }
 
-/** Sets one scope and clears the others (the API takes one). */
-export function withScope(f: BoardFilters, scope: Scope, value: string | undefined): BoardFilters {
-  const next: BoardFilters = { ...f };
-  for (const s of SCOPES) next[s] = undefined;
-  if (value) (next as Record<string, unknown>)[scope] = value;
-  return parseFilters(filtersToParams(next));
+export type Window = "" | "cutoff" | "date";
+
+/** Sets the task-date window: none, each model's cutoff, or a day (kept if already set). */
+export function withWindow(f: BoardFilters, window: Window, day?: string): BoardFilters {
+  return {
+    ...f,
+    after_cutoff: window === "cutoff" ? true : undefined,
+    created_after: window === "date" ? day || f.created_after || "2025-01-01" : undefined,
+  };
 }
+
+export const windowOf = (f: BoardFilters): Window => (f.after_cutoff ? "cutoff" : f.created_after ? "date" : "");
 
 /** The query the API gets for these filters (sorting stays in the page). */
 export function apiQuery(f: BoardFilters) {
@@ -62,13 +67,14 @@ export function apiQuery(f: BoardFilters) {
     language: f.language,
     role: f.role,
     kind: f.kind,
+    after_cutoff: f.after_cutoff,
     created_after: f.created_after,
     tournament: f.tournament,
   };
 }
 
+/** A file-name-safe label of the filters, for exports. */
 export function scopeLabel(f: BoardFilters): string {
-  const parts = SCOPES.filter((s) => f[s] !== undefined).map((s) => `${s}=${f[s]}`);
-  if (f.tournament !== undefined) parts.push(`tournament=${f.tournament}`);
+  const parts = KEYS.filter((k) => f[k] !== undefined).map((k) => (k === "after_cutoff" ? k : `${k}=${f[k]}`));
   return parts.join("_") || "overall";
 }

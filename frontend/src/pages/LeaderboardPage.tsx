@@ -7,10 +7,10 @@ import {
   useReactTable,
   type SortingState,
 } from "@tanstack/react-table";
-import { useMemo } from "react";
+import { useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
-import type { LeaderboardRow, ModelOut } from "../api/client";
-import { useLeaderboard, useModels, useTournaments } from "../api/queries";
+import type { Leaderboard, LeaderboardRow } from "../api/client";
+import { useLeaderboard, useTournaments } from "../api/queries";
 import { IntervalBar, scaleOf, type Scale } from "../components/IntervalBar";
 import { RatingsChart } from "../components/RatingsChart";
 import { Empty, ErrorBox, Loading } from "../components/Status";
@@ -23,43 +23,33 @@ import {
   parseFilters,
   ROLES,
   scopeLabel,
-  withScope,
+  windowOf,
+  withWindow,
   type BoardFilters,
+  type Window,
 } from "../lib/filters";
-import { num, secs, usd, when } from "../lib/format";
+import { num, rate, secs, usd, when } from "../lib/format";
 
-export type BoardRow = LeaderboardRow & {
-  submitter_rating: number | null;
-  reviewer_rating: number | null;
-  organization: string | null;
-  license: string | null;
-};
-
-/** Joins the scope's rows with per-role ratings and each model's metadata. */
-export function boardRows(
-  rows: LeaderboardRow[],
-  models: ModelOut[] | undefined,
-  submitter: LeaderboardRow[] | undefined,
-  reviewer: LeaderboardRow[] | undefined,
-): BoardRow[] {
-  const meta = new Map((models ?? []).map((m) => [m.name, m]));
-  const role = (list: LeaderboardRow[] | undefined) => new Map((list ?? []).map((r) => [r.model, r.rating]));
-  const sub = role(submitter);
-  const rev = role(reviewer);
-  return rows.map((r) => ({
-    ...r,
-    submitter_rating: sub.get(r.model) ?? null,
-    reviewer_rating: rev.get(r.model) ?? null,
-    organization: meta.get(r.model)?.organization ?? null,
-    license: meta.get(r.model)?.license ?? null,
-  }));
-}
+export type BoardRow = LeaderboardRow;
 
 /** What export writes: the rows as the table shows them, in its order. */
 export const EXPORT_COLUMNS: (keyof BoardRow)[] = [
   "rank_ub", "model", "rating", "ci_low", "ci_high", "matches", "wins", "losses", "ties", "elo",
-  "submitter_rating", "reviewer_rating", "cost", "latency", "organization", "license",
+  "submitter", "reviewer", "patch_correct", "rounds_submitted", "tests_valid", "rounds_reviewed",
+  "catch", "wrong_patches_reviewed", "cost", "latency", "organization", "license", "knowledge_cutoff",
 ];
+
+/** The board's filters in words, as the snapshot line shows them. */
+export function describe(b: Leaderboard): string {
+  const parts = [
+    b.language ?? "all languages",
+    b.kind ?? "all task kinds",
+    b.window === "cutoff" ? "tasks opened after each model's cutoff" : b.window ? `tasks opened ${b.window.replace(":", " ")}` : "all tasks",
+  ];
+  if (b.role) parts.push(`ranked as ${b.role}`);
+  if (b.tournament) parts.push(`tournament #${b.tournament}`);
+  return parts.join(", ");
+}
 
 const col = createColumnHelper<BoardRow>();
 
@@ -95,55 +85,78 @@ function columns(scale: Scale) {
       },
     }),
     col.accessor("elo", { header: "Elo", cell: (c) => num(c.getValue()) }),
-    col.accessor("submitter_rating", { header: "As submitter", cell: (c) => num(c.getValue()) }),
-    col.accessor("reviewer_rating", { header: "As reviewer", cell: (c) => num(c.getValue()) }),
+    col.accessor("submitter", { header: "As submitter", cell: (c) => num(c.getValue()) }),
+    col.accessor("reviewer", { header: "As reviewer", cell: (c) => num(c.getValue()) }),
+    col.accessor("patch_correct", {
+      header: "Patch correct",
+      cell: (c) => <span title="share of its submitter rounds whose patch was correct">{rate(c.getValue(), c.row.original.rounds_submitted)}</span>,
+    }),
+    col.accessor("tests_valid", {
+      header: "Tests valid",
+      cell: (c) => <span title="share of its reviewer rounds whose tests were valid">{rate(c.getValue(), c.row.original.rounds_reviewed)}</span>,
+    }),
+    col.accessor("catch", {
+      header: "Catch",
+      cell: (c) => <span title="share of the wrong patches it reviewed that its tests caught">{rate(c.getValue(), c.row.original.wrong_patches_reviewed)}</span>,
+    }),
     col.accessor("cost", { header: "Cost", cell: (c) => usd(c.getValue()) }),
     col.accessor("latency", { header: "Latency", cell: (c) => secs(c.getValue()) }),
     col.accessor("organization", { header: "Organization", cell: (c) => c.getValue() ?? "–" }),
     col.accessor("license", { header: "Licence", cell: (c) => c.getValue() ?? "–" }),
+    col.accessor("knowledge_cutoff", { header: "Cutoff", cell: (c) => c.getValue() ?? "–" }),
   ];
 }
 
-function Filters({ f, set, cutoffs }: { f: BoardFilters; set: (f: BoardFilters) => void; cutoffs: string[] }) {
+function Filters({ f, set }: { f: BoardFilters; set: (change: (f: BoardFilters) => BoardFilters) => void }) {
   const tournaments = useTournaments();
+  const window = windowOf(f);
   return (
     <form className="filters" aria-label="Leaderboard filters" onSubmit={(e) => e.preventDefault()}>
       <label>
         Language
-        <select value={f.language ?? ""} onChange={(e) => set(withScope(f, "language", e.target.value))}>
+        <select value={f.language ?? ""} onChange={(e) => set((g) => ({ ...g, language: oneOf(LANGUAGES, e.target.value) }))}>
           <option value="">all</option>
           {LANGUAGES.map((l) => <option key={l}>{l}</option>)}
         </select>
       </label>
-      <label>
-        Role
-        <select value={f.role ?? ""} onChange={(e) => set(withScope(f, "role", e.target.value))}>
-          <option value="">both</option>
+      <label title="Rank by the rating the model earns in this role (rounds as submitter or as reviewer)">
+        Rank by role
+        <select value={f.role ?? ""} onChange={(e) => set((g) => ({ ...g, role: oneOf(ROLES, e.target.value) }))}>
+          <option value="">both (matches)</option>
           {ROLES.map((l) => <option key={l}>{l}</option>)}
         </select>
       </label>
       <label>
         Task kind
-        <select value={f.kind ?? ""} onChange={(e) => set(withScope(f, "kind", e.target.value))}>
+        <select value={f.kind ?? ""} onChange={(e) => set((g) => ({ ...g, kind: oneOf(KINDS, e.target.value) }))}>
           <option value="">all</option>
           {KINDS.map((l) => <option key={l}>{l}</option>)}
         </select>
       </label>
-      <label title="Only tasks whose issue was opened after this day: after a model's knowledge cutoff, it cannot have seen the fix">
-        Tasks created after
-        <input
-          type="date"
-          list="cutoffs"
-          value={f.created_after ?? ""}
-          onChange={(e) => set(withScope(f, "created_after", e.target.value))}
-        />
-        <datalist id="cutoffs">{cutoffs.map((c) => <option key={c} value={c} />)}</datalist>
+      <label title="Contamination view: only tasks a model cannot have seen the fix of">
+        Tasks
+        <select aria-label="Task-date window" value={window} onChange={(e) => set((g) => withWindow(g, e.target.value as Window))}>
+          <option value="">all</option>
+          <option value="cutoff">opened after each model's cutoff</option>
+          <option value="date">opened after a day</option>
+        </select>
       </label>
+      {window === "date" && (
+        <label>
+          Opened after
+          <input
+            type="date"
+            aria-label="Tasks opened after"
+            value={f.created_after ?? ""}
+            onChange={(e) => e.target.value && set((g) => withWindow(g, "date", e.target.value))}
+          />
+        </label>
+      )}
       <label>
         Tournament
         <select
           value={f.tournament ?? ""}
-          onChange={(e) => set({ ...f, tournament: e.target.value ? Number(e.target.value) : undefined })}
+          onChange={(e) => set((g) => ({ ...g, tournament: e.target.value ? Number(e.target.value) : undefined }))}
         >
           <option value="">all</option>
           {(tournaments.data?.tournaments ?? []).map((t) => (
@@ -154,24 +167,32 @@ function Filters({ f, set, cutoffs }: { f: BoardFilters; set: (f: BoardFilters) 
           )}
         </select>
       </label>
-      <p className="hint">The API rates one scope at a time: choosing a language, role, kind or date clears the others.</p>
+      {window === "cutoff" && (
+        <p className="hint">
+          A match counts when its task's issue was opened after the knowledge cutoff of both its models (baselines have
+          none); models without a recorded cutoff are left out.
+        </p>
+      )}
     </form>
   );
 }
 
+const oneOf = <T extends string>(allowed: readonly T[], v: string): T | undefined =>
+  (allowed as readonly string[]).includes(v) ? (v as T) : undefined;
+
 export function LeaderboardPage() {
   const [params, setParams] = useSearchParams();
   const f = parseFilters(params);
-  const set = (next: BoardFilters) => setParams(filtersToParams(next));
+  // changes build on the latest filters, not this render's: two quick changes before the
+  // URL re-renders the page would otherwise lose the first
+  const latest = useRef(f);
+  latest.current = f;
+  const set = (change: (f: BoardFilters) => BoardFilters) => {
+    latest.current = change(latest.current);
+    setParams(filtersToParams(latest.current));
+  };
   const board = useLeaderboard(apiQuery(f));
-  const overall = !f.language && !f.kind && !f.role && !f.created_after;
-  const submitter = useLeaderboard({ role: "submitter", tournament: f.tournament }, overall);
-  const reviewer = useLeaderboard({ role: "reviewer", tournament: f.tournament }, overall);
-  const models = useModels(true);
-  const rows = useMemo(
-    () => boardRows(board.data?.rows ?? [], models.data?.models, overall ? submitter.data?.rows : undefined, overall ? reviewer.data?.rows : undefined),
-    [board.data, models.data, submitter.data, reviewer.data, overall],
-  );
+  const rows = useMemo(() => board.data?.rows ?? [], [board.data]);
   const scale = useMemo(() => scaleOf(rows.flatMap((r) => [r.ci_low, r.ci_high, r.rating])), [rows]);
   const cols = useMemo(() => columns(scale), [scale]);
   // controlled table state must keep its identity between renders: a new array each render
@@ -184,7 +205,7 @@ export function LeaderboardPage() {
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;
       const first = next[0];
-      set({ ...f, sort: first?.id ?? "rating", desc: first?.desc ?? true });
+      set((g) => ({ ...g, sort: first?.id ?? "rating", desc: first?.desc ?? true }));
     },
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
@@ -193,7 +214,6 @@ export function LeaderboardPage() {
   });
   const sortedRows = table.getRowModel().rows;
   const shown = useMemo(() => sortedRows.map((r) => r.original), [sortedRows]);
-  const cutoffs = [...new Set((models.data?.models ?? []).map((m) => m.knowledge_cutoff).filter((c): c is string => !!c))].sort();
 
   const exportAs = (format: "csv" | "json") => {
     const name = `arena-leaderboard-${scopeLabel(f)}.${format}`;
@@ -208,7 +228,7 @@ export function LeaderboardPage() {
   return (
     <>
       <h1>Leaderboard</h1>
-      <Filters f={f} set={set} cutoffs={cutoffs} />
+      <Filters f={f} set={set} />
       {board.isPending ? (
         <Loading what="the leaderboard" />
       ) : board.error || !board.data ? (
@@ -217,9 +237,10 @@ export function LeaderboardPage() {
         <>
           <p className="snapshot">
             Snapshot <strong>{board.data.computed_at ? when(board.data.computed_at) : "not computed yet"}</strong>{" "}
-            over <strong data-testid="match-count">{board.data.match_count}</strong> matches ({board.data.scope}
-            {board.data.scope_value ? ` ${board.data.scope_value}` : ""}
-            {board.data.tournament ? `, tournament #${board.data.tournament}` : ""}).{" "}
+            over <strong data-testid="match-count">{board.data.match_count}</strong> matches ({describe(board.data)}).{" "}
+            {!board.data.current && board.data.computed_at && (
+              <span className="pending">A worker is rating the current window: reload in a moment. </span>
+            )}
             <span className="export">
               Export <button type="button" onClick={() => exportAs("csv")}>CSV</button>{" "}
               <button type="button" onClick={() => exportAs("json")}>JSON</button>{" "}
@@ -228,8 +249,8 @@ export function LeaderboardPage() {
           </p>
           {rows.length === 0 ? (
             <Empty>
-              {board.data.computed_at === null && f.created_after
-                ? "This date window is being rated by a worker: reload in a moment."
+              {!board.data.current && board.data.computed_at === null
+                ? "This task-date window is being rated by a worker: reload in a moment."
                 : "No ratings in this scope yet: run a tournament."}
             </Empty>
           ) : (

@@ -13,15 +13,15 @@ export function MatchesPage() {
   const opponent = params.get("opponent") ?? undefined;
   const t = Number(params.get("tournament"));
   const offset = Math.max(0, Number(params.get("offset")) || 0);
-  // the API filters by one model; the opponent is picked out of the largest page it serves
   const query = {
     model,
+    opponent: model ? opponent : undefined,
     task: params.get("task") ?? undefined,
     tournament: Number.isInteger(t) && t > 0 ? t : undefined,
     language: LANGUAGES.find((l) => l === params.get("language")),
     result: params.get("result") ?? undefined,
-    limit: opponent ? 500 : PAGE,
-    offset: opponent ? 0 : offset,
+    limit: PAGE,
+    offset,
   };
   const matches = useMatches(query);
   const page = (delta: number) => {
@@ -36,22 +36,17 @@ export function MatchesPage() {
         {query.task ? ` on ${query.task}` : ""}
       </h1>
       <QueryState query={matches} what="matches" empty={(d) => (d.matches.length === 0 ? "No matches here." : null)}>
-        {(d) => {
-          const rows = opponent ? d.matches.filter((m) => m.a === opponent || m.b === opponent) : d.matches;
-          return (
-            <>
-              <p>{opponent ? `${rows.length} matches between them` : `${d.total} matches`}{opponent && d.total > 500 ? ` (among ${model}'s latest 500)` : ""}</p>
-              <MatchTable matches={rows} />
-              {!opponent && (
-                <nav className="pager">
-                  <button type="button" disabled={offset === 0} onClick={() => page(-PAGE)}>Newer</button>
-                  <span>{offset + 1}–{Math.min(offset + PAGE, d.total)} of {d.total}</span>
-                  <button type="button" disabled={offset + PAGE >= d.total} onClick={() => page(PAGE)}>Older</button>
-                </nav>
-              )}
-            </>
-          );
-        }}
+        {(d) => (
+          <>
+            <p>{d.total} matches{opponent ? " between them" : ""}</p>
+            <MatchTable matches={d.matches} />
+            <nav className="pager">
+              <button type="button" disabled={offset === 0} onClick={() => page(-PAGE)}>Newer</button>
+              <span>{offset + 1}–{Math.min(offset + PAGE, d.total)} of {d.total}</span>
+              <button type="button" disabled={offset + PAGE >= d.total} onClick={() => page(PAGE)}>Older</button>
+            </nav>
+          </>
+        )}
       </QueryState>
     </>
   );

@@ -3,13 +3,15 @@ import { Link, useParams } from "react-router";
 import { useLeaderboard, useMatches, useModel } from "../api/queries";
 import { MatchTable } from "../components/MatchTable";
 import { QueryState } from "../components/Status";
-import { KINDS, LANGUAGES, ROLES } from "../lib/filters";
-import { num, secs, usd } from "../lib/format";
+import { KINDS, LANGUAGES } from "../lib/filters";
+import { num, rate, secs, usd } from "../lib/format";
 
 function ScopeRow({ label, query, model }: { label: string; query: Parameters<typeof useLeaderboard>[0]; model: string }) {
   const board = useLeaderboard(query);
   const row = board.data?.rows.find((r) => r.model === model);
-  const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]);
+  const params = new URLSearchParams(
+    Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v === true ? "1" : String(v)]),
+  );
   return (
     <tr>
       <th scope="row"><Link to={`/?${params}`}>{label}</Link></th>
@@ -18,6 +20,11 @@ function ScopeRow({ label, query, model }: { label: string; query: Parameters<ty
       <td>{row?.rank_ub ?? "–"}</td>
       <td>{row?.matches ?? "–"}</td>
       <td>{row?.wins !== null && row?.wins !== undefined ? `${row.wins} / ${row.losses} / ${row.ties}` : "–"}</td>
+      <td>{num(row?.submitter)}</td>
+      <td>{num(row?.reviewer)}</td>
+      <td>{row ? rate(row.patch_correct, row.rounds_submitted) : "–"}</td>
+      <td>{row ? rate(row.tests_valid, row.rounds_reviewed) : "–"}</td>
+      <td>{row ? rate(row.catch, row.wrong_patches_reviewed) : "–"}</td>
       <td>{usd(row?.cost)}</td>
       <td>{secs(row?.latency)}</td>
     </tr>
@@ -40,7 +47,7 @@ export function ModelPage() {
             <dt>Licence</dt><dd>{m.license ?? "–"}{m.open_weights ? " (open weights)" : ""}</dd>
             <dt>Released</dt><dd>{m.release_date ?? "–"}</dd>
             <dt>Knowledge cutoff</dt>
-            <dd>{m.knowledge_cutoff ? <Link to={`/?created_after=${m.knowledge_cutoff}`}>{m.knowledge_cutoff} (rate on later tasks)</Link> : "–"}</dd>
+            <dd>{m.knowledge_cutoff ? <Link to="/?after_cutoff=1">{m.knowledge_cutoff} (rated on later tasks)</Link> : "–"}</dd>
             <dt>Price per M tokens</dt><dd>{m.price_input_per_mtok === null ? "–" : `${usd(m.price_input_per_mtok)} in / ${usd(m.price_output_per_mtok)} out`}</dd>
           </dl>
         )}
@@ -49,13 +56,13 @@ export function ModelPage() {
       <div className="table-wrap">
         <table aria-label="Ratings per scope">
           <thead>
-            <tr><th>Scope</th><th>Rating</th><th>95% CI</th><th>Rank (UB)</th><th>Matches</th><th>W / L / T</th><th>Cost</th><th>Latency</th></tr>
+            <tr><th>Scope</th><th>Rating</th><th>95% CI</th><th>Rank (UB)</th><th>Matches</th><th>W / L / T</th><th>As submitter</th><th>As reviewer</th><th>Patch correct</th><th>Tests valid</th><th>Catch</th><th>Cost</th><th>Latency</th></tr>
           </thead>
           <tbody>
             <ScopeRow label="overall" query={{}} model={name} />
             {LANGUAGES.map((l) => <ScopeRow key={l} label={l} query={{ language: l }} model={name} />)}
-            {ROLES.map((r) => <ScopeRow key={r} label={`as ${r}`} query={{ role: r }} model={name} />)}
             {KINDS.map((k) => <ScopeRow key={k} label={k} query={{ kind: k }} model={name} />)}
+            <ScopeRow label="tasks after the cutoffs" query={{ after_cutoff: true }} model={name} />
           </tbody>
         </table>
       </div>

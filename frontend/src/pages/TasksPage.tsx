@@ -21,9 +21,7 @@ function TaskDetails({ id }: { id: string }) {
         const pipeline = (t.pipeline ?? {}) as { skipped_actions?: string[]; steps?: { name: string }[] };
         return (
           <div className="task-detail">
-            <p>FAIL_TO_PASS <strong>{v.fail_to_pass?.length ?? "–"}</strong> · PASS_TO_PASS <strong>{v.pass_to_pass?.length ?? "–"}</strong>
-              {v.flaky?.length ? ` · flaky ${v.flaky.length}` : ""}{v.broken?.length ? ` · broken here ${v.broken.length}` : ""}
-              {t.validated_at ? ` · validated ${when(t.validated_at)}` : ""}</p>
+            <p>{t.validated_at ? `Validated ${when(t.validated_at)}` : "Not validated yet: no test counts."}</p>
             {v.reason && <p>Reason: {v.reason}</p>}
             {pipeline.steps && <p>Pipeline: {pipeline.steps.map((s) => s.name).join(" → ")}</p>}
             {pipeline.skipped_actions?.length ? <p>Toolchain deviations (skipped actions): {pipeline.skipped_actions.join(", ")}</p> : null}
@@ -51,9 +49,14 @@ function TaskRow({ t }: { t: TaskSummary }) {
         <td>{t.language}</td>
         <td className="mono">{t.repo}</td>
         <td>{t.issue_created_at?.slice(0, 10) ?? "–"}</td>
+        <td data-col="fail_to_pass">{t.fail_to_pass ?? "–"}</td>
+        <td data-col="pass_to_pass">{t.pass_to_pass ?? "–"}</td>
+        <td title="left out: flaky between two runs / failing with and without the fix here">
+          {t.flaky === null ? "–" : `${t.flaky} / ${t.broken}`}
+        </td>
       </tr>
       {open && (
-        <tr className="expanded"><td colSpan={6}><TaskDetails id={t.instance_id} /></td></tr>
+        <tr className="expanded"><td colSpan={9}><TaskDetails id={t.instance_id} /></td></tr>
       )}
     </>
   );
@@ -139,7 +142,7 @@ export function TasksPage() {
             <p>{d.total} tasks{d.total > d.tasks.length ? ` (first ${d.tasks.length} shown)` : ""}</p>
             <div className="table-wrap">
               <table aria-label="Tasks">
-                <thead><tr><th>Instance</th><th>Validity</th><th>Kind</th><th>Language</th><th>Repo</th><th>Issue opened</th></tr></thead>
+                <thead><tr><th>Instance</th><th>Validity</th><th>Kind</th><th>Language</th><th>Repo</th><th>Issue opened</th><th title="tests that fail without the gold fix and pass with it">FAIL_TO_PASS</th><th title="tests that pass with and without it">PASS_TO_PASS</th><th>Flaky / broken</th></tr></thead>
                 <tbody>{d.tasks.map((t) => <TaskRow key={t.instance_id} t={t} />)}</tbody>
               </table>
             </div>

@@ -1,16 +1,23 @@
-import { describe, expect, it } from "vitest";
-import type { LeaderboardRow, ModelOut } from "../api/client";
-import { boardRows } from "./LeaderboardPage";
+import { describe as suite, expect, it } from "vitest";
+import type { Leaderboard } from "../api/client";
+import { rate } from "../lib/format";
+import { describe } from "./LeaderboardPage";
 
-const row = (model: string, rating: number): LeaderboardRow => ({
-  model, rating, ci_low: rating - 10, ci_high: rating + 10, rank_ub: 1, matches: 3, wins: 1, losses: 1, ties: 1, elo: rating, cost: null, latency: null,
+const board = (over: Partial<Leaderboard>): Leaderboard => ({
+  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, rows: [],
+  ...over,
 });
 
-describe("boardRows", () => {
-  it("joins per-role ratings and model metadata by name", () => {
-    const models = [{ name: "a", organization: "Org A", license: "MIT" } as ModelOut];
-    const rows = boardRows([row("a", 1100), row("b", 900)], models, [row("a", 1200)], [row("b", 800)]);
-    expect(rows[0]).toMatchObject({ model: "a", submitter_rating: 1200, reviewer_rating: null, organization: "Org A", license: "MIT" });
-    expect(rows[1]).toMatchObject({ model: "b", submitter_rating: null, reviewer_rating: 800, organization: null });
+suite("the leaderboard's words", () => {
+  it("says every combined filter of the board", () => {
+    expect(describe(board({}))).toBe("all languages, all task kinds, all tasks");
+    expect(describe(board({ language: "go", kind: "ci-judged", window: "cutoff", role: "reviewer", tournament: 4 }))).toBe(
+      "go, ci-judged, tasks opened after each model's cutoff, ranked as reviewer, tournament #4",
+    );
+    expect(describe(board({ window: "after:2025-02-01" }))).toContain("tasks opened after 2025-02-01");
+  });
+  it("shows a rate with what it is a share of", () => {
+    expect(rate(0.75, 8)).toBe("75% of 8");
+    expect(rate(null, 0)).toBe("–");
   });
 });
