@@ -80,24 +80,24 @@ def worker(
         except (DockerException, SandboxError) as exc:  # another sweep got there first
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
     from workers.app import app
+    from workers.watchdog import watch
 
-    app.worker_main(
-        [
-            "worker",
-            "--queues",
-            ",".join(wanted),
-            "--concurrency",
-            str(concurrency),
-            "--pool",
-            pool,
-            "--hostname",
-            f"arena-{'-'.join(wanted)}-{os.getpid()}@%h",
-            "--loglevel",
-            "INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ]
+    settings = _settings()
+    # a solo pool runs each step on the event loop's thread: the loop is silent meanwhile
+    watch(settings.worker_down_s + (settings.hard_time_limit_s if pool == "solo" else 0))
+    # the worker itself, not app.worker_main: that one drops the worker's exit code
+    celery_worker = app.Worker(
+        hostname=f"arena-{'-'.join(wanted)}-{os.getpid()}@%h",
+        queues=wanted,
+        concurrency=concurrency,
+        pool_cls=pool,
+        loglevel="INFO",
+        without_gossip=True,
+        without_mingle=True,
     )
+    celery_worker.start()
+    if celery_worker.exitcode:  # e.g. an unrecoverable consumer error: be restarted
+        raise typer.Exit(celery_worker.exitcode)
 
 
 def submit(
