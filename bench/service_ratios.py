@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -26,6 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ci_runner.sandbox.docker import LABEL  # noqa: E402
 from tests.arena.scripted_server import Reply, scripted_server  # noqa: E402
 from tests.store.servers import postgres_server, redis_server  # noqa: E402
 from tests.workers.conftest import ARENA, tasks_file  # noqa: E402
@@ -57,20 +59,39 @@ def cpu_usage_s(path: Path) -> float | None:
     return None
 
 
-class ContainerCPU:
-    """CPU seconds the engine's containers used between `start` and `stop`.
+def container_cgroups(root: Path, container_id: str) -> tuple[Path, ...]:
+    """Where one container's CPU count lives: cgroup v1 or v2, cgroupfs or systemd driver."""
+    return (
+        root / "cpuacct/docker" / container_id / "cpuacct.usage",
+        root / f"cpuacct/system.slice/docker-{container_id}.scope/cpuacct.usage",
+        root / "docker" / container_id / "cpu.stat",
+        root / f"system.slice/docker-{container_id}.scope/cpu.stat",
+    )
 
-    Where one cgroup holds every container, two readings of it. Otherwise (systemd driver:
-    a scope per container, removed with it) the scopes are sampled every `period_s` and each
-    one's growth summed: a container's last period and any container shorter than a period
-    are missed, so the figure is then a lower bound (`exact` is False).
+
+class ContainerCPU:
+    """CPU seconds containers used between `start` and `stop`.
+
+    Given `containers` (the ids of those to count, asked each period), their cgroups are
+    sampled. Otherwise every container of the engine: where one cgroup holds them all
+    (cgroupfs driver), two readings of it; else (systemd driver: a scope per container)
+    the scopes are sampled. A sampled container's last period, and any container shorter
+    than a period, are missed: the figure is then a lower bound (`exact` is False).
     """
 
-    def __init__(self, root: Path = CGROUP, period_s: float = 0.2) -> None:
+    def __init__(
+        self,
+        root: Path = CGROUP,
+        period_s: float = 0.2,
+        containers: Callable[[], list[str]] | None = None,
+    ) -> None:
         self._root = root
         self._period_s = period_s
-        self._engine = next(
-            (root / p for p in ENGINE_CGROUPS if cpu_usage_s(root / p) is not None), None
+        self._containers = containers
+        self._engine = (
+            None
+            if containers is not None
+            else next((root / p for p in ENGINE_CGROUPS if cpu_usage_s(root / p) is not None), None)
         )
         self.exact = self._engine is not None
         self._first: dict[Path, float] = {}
@@ -79,17 +100,24 @@ class ContainerCPU:
         self._thread: threading.Thread | None = None
         self._engine_start = 0.0
 
+    def _paths(self) -> list[Path]:
+        if self._containers is None:
+            return [path for pattern in SCOPE_GLOBS for path in self._root.glob(pattern)]
+        return [p for cid in self._containers() for p in container_cgroups(self._root, cid)]
+
     def _sample(self) -> None:
-        for pattern in SCOPE_GLOBS:
-            for path in self._root.glob(pattern):
-                used = cpu_usage_s(path)
-                if used is not None:
-                    self._first.setdefault(path, used if self._thread is None else 0.0)
-                    self._last[path] = used
+        for path in self._paths():
+            used = cpu_usage_s(path)
+            if used is not None:
+                self._first.setdefault(path, used if self._thread is None else 0.0)
+                self._last[path] = used
 
     def _run(self) -> None:
         while not self._stop.wait(self._period_s):
-            self._sample()
+            try:
+                self._sample()
+            except Exception as exc:  # the engine busy: this period is missed, not the run
+                print(f"container CPU sample failed: {exc}", file=sys.stderr)
 
     def start(self) -> None:
         if self._engine is not None:
@@ -100,7 +128,7 @@ class ContainerCPU:
         self._thread.start()
 
     def stop(self) -> float | None:
-        """The CPU seconds used; None where no container cgroup is found."""
+        """The CPU seconds used; None where no container cgroup was found."""
         if self._engine is not None:
             end = cpu_usage_s(self._engine)
             return None if end is None else end - self._engine_start
@@ -181,28 +209,61 @@ def _load() -> str:
     return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
 
 
+def _containers_of(pid: int) -> Callable[[], list[str]]:
+    """The ids of the running sandboxes a process started (their label names its pid)."""
+    import docker
+
+    client = docker.from_env()
+
+    def ids() -> list[str]:
+        found = client.containers.list(filters={"label": f"{LABEL}.pid={pid}"})
+        return [str(c.id) for c in found]
+
+    return ids
+
+
+def _utilization(label: str, used: float | None, wall: float, exact: bool) -> str:
+    cores = os.cpu_count() or 1
+    if used is None:
+        return f"{label}: no container cgroup found (cgroup v1 or v2, either driver)"
+    bound = "" if exact else " (sampled: a lower bound)"
+    return (
+        f"{label}: {used:.1f} container CPU s / ({wall:.1f} s x {cores} cores)"
+        f" = {used / (wall * cores):.0%}{bound}"
+    )
+
+
 def throughput(pg_url: str, broker_url: str, work: Path) -> None:
     models = "oracle,partial,null"
     alone_env = {**os.environ, "ARENA_CACHE_DIR": str(work / "alone-cache")}
+    everything = ContainerCPU()
+    everything.start()
     started = time.monotonic()
-    subprocess.run(
+    one = subprocess.Popen(
         [ARENA, "tournament", "--tasks", "demo", "--models", models, "--jobs", "2", "--json"],
         env=alone_env,
-        check=True,
-        capture_output=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
+    one_cpu = ContainerCPU(containers=_containers_of(one.pid))
+    one_cpu.start()
+    if one.wait() != 0:
+        raise SystemExit(f"arena tournament failed ({one.returncode})")
     alone = time.monotonic() - started
+    alone_used, alone_all = one_cpu.stop(), everything.stop()
 
     env = _env(pg_url, broker_url, work / "service-cache")
     procs = _workers(env, [("control,llm", 4), ("ci", 2)], work)
     try:
-        cpu = ContainerCPU()
-        cpu.start()
+        ci_cpu = ContainerCPU(containers=_containers_of(procs[1].pid))
+        everything = ContainerCPU()
+        everything.start()
+        ci_cpu.start()
         started = time.monotonic()
         tournament = _submit(env, "--tasks", "demo", "--models", models)
         _wait_done(pg_url, tournament, timeout=3600)
         service = time.monotonic() - started
-        used = cpu.stop()
+        service_used, service_all = ci_cpu.stop(), everything.stop()
     finally:
         _stop(procs)
     with psycopg.connect(pg_url) as conn:
@@ -216,15 +277,11 @@ def throughput(pg_url: str, broker_url: str, work: Path) -> None:
         f"CI slots busy: {sandbox_s:.1f} sandbox s / ({service:.1f} s x 2 slots) = "
         f"{sandbox_s / (2 * service):.0%}"
     )
-    cores = os.cpu_count() or 1
-    if used is None:
-        print("CI CPU utilization: no container cgroup found (cgroup v1 or v2, either driver)")
-    else:
-        bound = "" if cpu.exact else ", a lower bound: scopes sampled"
-        print(
-            f"CI CPU utilization: {used:.1f} container CPU s / ({service:.1f} s x {cores} cores)"
-            f" = {used / (service * cores):.0%} (every container on the engine meanwhile{bound})"
-        )
+    print(_utilization("CI queue CPU utilization", service_used, service, ci_cpu.exact))
+    print(_utilization("one process's sandboxes, for comparison", alone_used, alone, False))
+    exact = everything.exact
+    print(_utilization("every container on the engine, service run", service_all, service, exact))
+    print(_utilization("every container on the engine, one-process run", alone_all, alone, exact))
 
 
 def latency_hiding(pg_url: str, broker_url: str, work: Path) -> None:

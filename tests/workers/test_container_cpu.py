@@ -51,3 +51,20 @@ def test_no_container_cgroup_gives_none(tmp_path: Path) -> None:
     meter = ContainerCPU(tmp_path)
     meter.start()
     assert meter.stop() is None
+
+
+def test_only_the_given_containers_are_counted(tmp_path: Path) -> None:
+    for cid, usec in (("mine", 1_000_000), ("theirs", 5_000_000)):
+        _write(tmp_path / "docker" / cid / "cpu.stat", _stat(usec))
+    _write(tmp_path / "docker/cpu.stat", _stat(99_000_000))  # the engine's total: not used
+    running = ["mine"]
+    meter = ContainerCPU(tmp_path, period_s=0.05, containers=lambda: list(running))
+    meter.start()
+    _write(tmp_path / "docker/mine/cpu.stat", _stat(1_500_000))
+    _write(tmp_path / "docker/theirs/cpu.stat", _stat(9_000_000))
+    _write(tmp_path / "docker/new/cpu.stat", _stat(300_000))
+    running.append("new")
+    time.sleep(0.3)
+    used = meter.stop()
+    assert used is not None and abs(used - 0.8) < 1e-9
+    assert not meter.exact
