@@ -79,6 +79,8 @@ def worker(
             sweep_orphans(CIRunner(CISettings()).client)
         except (DockerException, SandboxError) as exc:  # another sweep got there first
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
+    from celery.utils.nodenames import host_format
+
     from workers.app import app
     from workers.watchdog import watch
 
@@ -87,7 +89,7 @@ def worker(
     watch(settings.worker_down_s + (settings.hard_time_limit_s if pool == "solo" else 0))
     # the worker itself, not app.worker_main: that one drops the worker's exit code
     celery_worker = app.Worker(
-        hostname=f"arena-{'-'.join(wanted)}-{os.getpid()}@%h",
+        hostname=host_format(f"arena-{'-'.join(wanted)}-{os.getpid()}@%h"),  # as Celery's CLI
         queues=wanted,
         concurrency=concurrency,
         pool_cls=pool,
