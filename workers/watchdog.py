@@ -31,12 +31,13 @@ class LoopClock:
     def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
         self._now = now
         self._last = now()
+        self.blind = False  # no event loop to watch (a broker transport without one)
 
     def beat(self) -> None:
         self._last = self._now()
 
     def silent_for(self) -> float:
-        return self._now() - self._last
+        return 0.0 if self.blind else self._now() - self._last
 
 
 clock = LoopClock()
@@ -49,6 +50,11 @@ def beat_period(down_s: float) -> float:
 
 class LoopBeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery is untyped
     """A consumer step: Celery calls `register_with_event_loop` on every (re)connect."""
+
+    def start(self, c: Any) -> None:
+        if c.hub is None and not clock.blind:  # a blocking loop: nothing would ever beat
+            log.warning("the consumer has no event loop to watch: no watchdog")
+            clock.blind = True
 
     def register_with_event_loop(self, c: Any, hub: Any) -> None:
         clock.beat()

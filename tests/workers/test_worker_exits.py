@@ -46,6 +46,14 @@ def test_the_watchdog_exits_only_once_the_loop_was_silent_too_long() -> None:
     assert exits == [EXIT_CONSUMER_DOWN] and not thread.is_alive()
 
 
+def test_a_consumer_without_an_event_loop_is_not_taken_for_dead() -> None:
+    fake = FakeTime()
+    loop = LoopClock(fake)
+    loop.blind = True  # what LoopBeat sets when the consumer has no hub to beat from
+    fake.now += 1000
+    assert loop.silent_for() == 0
+
+
 def _log(workers: Workers, index: int) -> str:
     return (workers.logs / f"worker-{index}.log").read_text(errors="replace")
 
