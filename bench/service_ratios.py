@@ -216,7 +216,8 @@ def _containers_of(pid: int) -> Callable[[], list[str]]:
     client = docker.from_env()
 
     def ids() -> list[str]:
-        found = client.containers.list(filters={"label": f"{LABEL}.pid={pid}"})
+        # sparse: no inspection of each, which fails for one removed meanwhile
+        found = client.containers.list(sparse=True, filters={"label": f"{LABEL}.pid={pid}"})
         return [str(c.id) for c in found]
 
     return ids
