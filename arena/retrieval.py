@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -153,9 +155,11 @@ class RepoIndex:
             if text is None or len(text) > MAX_FILE_BYTES:
                 continue
             chunks.extend(chunk_file(path, text))
-        if cached is not None:
+        if cached is not None:  # whole or not at all: workers build the same index at once
             cached.parent.mkdir(parents=True, exist_ok=True)
-            cached.write_text(json.dumps([asdict(c) for c in chunks]))
+            partial = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
+            partial.write_text(json.dumps([asdict(c) for c in chunks]))
+            partial.replace(cached)
         return cls(chunks)
 
     def search(self, query: str, role: Role) -> list[tuple[Chunk, float]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import Celery
 
 from arena.store.settings import ServiceSettings
+from workers.watchdog import LoopBeat
 
 
 def make_app(settings: ServiceSettings) -> Celery:
@@ -33,7 +34,9 @@ def make_app(settings: ServiceSettings) -> Celery:
             "interval_max": 2.0,
         },
         worker_cancel_long_running_tasks_on_connection_loss=False,
+        arena_worker_down_s=settings.worker_down_s,  # read by LoopBeat
     )
+    app.steps["consumer"].add(LoopBeat)
     return app
 
 

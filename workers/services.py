@@ -56,6 +56,7 @@ class Services:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
     _prepared: dict[tuple[int, int], PreparedTask] = field(default_factory=dict)
+    _preparing: dict[tuple[int, int], threading.Lock] = field(default_factory=dict)
     _arenas: dict[int, Arena] = field(default_factory=dict)
     _contexts: dict[tuple[int, int], dict[Role, TaskContext]] = field(default_factory=dict)
 
@@ -104,25 +105,43 @@ class Services:
             raise SecretKeyError("a model has a stored API key but ARENA_SECRET_KEY is not set")
         return KeyBox(secret.get_secret_value())
 
+    def _arena_for(self, budget: int) -> Arena:
+        with self._lock:
+            if budget not in self._arenas:
+                self._arenas[budget] = (
+                    self.arena
+                    if budget == DEFAULT_BUDGET
+                    else Arena(
+                        self.ci,
+                        self.workspaces,
+                        self.ci_settings.cache_dir / "retrieval",
+                        context_budget_tokens=budget,
+                    )
+                )
+            return self._arenas[budget]
+
     def prepared(self, task_id: int, budget: int = DEFAULT_BUDGET) -> PreparedTask:
         """Validation and the gold run come from the store; retrieval from the local cache,
-        packed to the tournament's context budget (tokens)."""
+        packed to the tournament's context budget (tokens).
+
+        Once per task and budget in a process, under a lock of its own: preparing one task
+        (a gold run in a sandbox, an index) must not hold up a step of another task.
+        """
+        key = (task_id, budget)
         with self._lock:
-            if (task_id, budget) not in self._prepared:
-                if budget not in self._arenas:
-                    self._arenas[budget] = (
-                        self.arena
-                        if budget == DEFAULT_BUDGET
-                        else Arena(
-                            self.ci,
-                            self.workspaces,
-                            self.ci_settings.cache_dir / "retrieval",
-                            context_budget_tokens=budget,
-                        )
-                    )
-                task = load_task(self.pool, task_id)
-                self._prepared[(task_id, budget)] = self._arenas[budget].prepare(task)
-            return self._prepared[(task_id, budget)]
+            if key in self._prepared:
+                return self._prepared[key]
+            preparing = self._preparing.setdefault(key, threading.Lock())
+        arena = self._arena_for(budget)
+        with preparing:
+            with self._lock:
+                if key in self._prepared:
+                    return self._prepared[key]
+            done = arena.prepare(load_task(self.pool, task_id))
+            with self._lock:
+                self._prepared[key] = done
+                self._preparing.pop(key, None)
+            return done
 
 
     def contexts(self, task_id: int, budget: int = DEFAULT_BUDGET) -> dict[Role, TaskContext]:

@@ -83,25 +83,27 @@ def worker(
             sweep_orphans(CIRunner(CISettings()).client)
         except (DockerException, SandboxError) as exc:  # another sweep got there first
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
-    from workers.app import app
+    from celery.utils.nodenames import host_format
 
-    app.worker_main(
-        [
-            "worker",
-            "--queues",
-            ",".join(wanted),
-            "--concurrency",
-            str(concurrency),
-            "--pool",
-            pool,
-            "--hostname",
-            f"arena-{'-'.join(wanted)}-{os.getpid()}@%h",
-            "--loglevel",
-            "INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ]
+    from workers.app import app
+    from workers.watchdog import watch
+
+    settings = _settings()
+    # a solo pool runs each step on the event loop's thread: the loop is silent meanwhile
+    watch(settings.worker_down_s + (settings.hard_time_limit_s if pool == "solo" else 0))
+    # the worker itself, not app.worker_main: that one drops the worker's exit code
+    celery_worker = app.Worker(
+        hostname=host_format(f"arena-{'-'.join(wanted)}-{os.getpid()}@%h"),  # as Celery's CLI
+        queues=wanted,
+        concurrency=concurrency,
+        pool_cls=pool,
+        loglevel="INFO",
+        without_gossip=True,
+        without_mingle=True,
     )
+    celery_worker.start()
+    if celery_worker.exitcode:  # e.g. an unrecoverable consumer error: be restarted
+        raise typer.Exit(celery_worker.exitcode)
 
 
 def submit(

@@ -18,5 +18,7 @@ class ServiceSettings(BaseSettings):
     ratings_debounce_s: float = Field(default=10.0, ge=0)
     ratings_bootstrap: int = Field(default=1000, ge=10)
     hard_time_limit_s: int = Field(default=3600, gt=0)  # the longest any one step may take
+    # a worker whose consumer has not run for this long (broker lost, consumer dead) exits
+    worker_down_s: float = Field(default=300.0, gt=0)
     # encrypts model API keys at rest (the API stores them, workers read them)
     secret_key: SecretStr | None = None
