@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 
@@ -47,6 +48,9 @@ def stored_spec(name: str, spec: ModelSpec | None) -> dict[str, Any]:
 DEFAULT_BUDGET = 6000  # retrieved context per prompt, unless the tournament's settings say
 
 
+T = TypeVar("T")
+
+
 @dataclass
 class Services:
     settings: ServiceSettings
@@ -56,7 +60,7 @@ class Services:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
     _prepared: dict[tuple[int, int], PreparedTask] = field(default_factory=dict)
-    _preparing: dict[tuple[int, int], threading.Lock] = field(default_factory=dict)
+    _building: dict[tuple[int, int, int], threading.Lock] = field(default_factory=dict)
     _arenas: dict[int, Arena] = field(default_factory=dict)
     _contexts: dict[tuple[int, int], dict[Role, TaskContext]] = field(default_factory=dict)
 
@@ -120,40 +124,43 @@ class Services:
                 )
             return self._arenas[budget]
 
-    def prepared(self, task_id: int, budget: int = DEFAULT_BUDGET) -> PreparedTask:
-        """Validation and the gold run come from the store; retrieval from the local cache,
-        packed to the tournament's context budget (tokens).
-
-        Once per task and budget in a process, under a lock of its own: preparing one task
-        (a gold run in a sandbox, an index) must not hold up a step of another task.
-        """
-        key = (task_id, budget)
+    def _once(
+        self, cache: dict[tuple[int, int], T], key: tuple[int, int], build: Callable[[], T]
+    ) -> T:
+        """`build()` once per key in this process, under a lock of the key's own: building one
+        task's value (a gold run in a sandbox, an index) must not hold up a step of another."""
         with self._lock:
-            if key in self._prepared:
-                return self._prepared[key]
-            preparing = self._preparing.setdefault(key, threading.Lock())
-        arena = self._arena_for(budget)
-        with preparing:
+            if key in cache:
+                return cache[key]
+            building = self._building.setdefault((id(cache), *key), threading.Lock())
+        with building:
             with self._lock:
-                if key in self._prepared:
-                    return self._prepared[key]
-            done = arena.prepare(load_task(self.pool, task_id))
+                if key in cache:
+                    return cache[key]
+            done = build()
             with self._lock:
-                self._prepared[key] = done
-                self._preparing.pop(key, None)
+                cache[key] = done
+                self._building.pop((id(cache), *key), None)
             return done
 
+    def prepared(self, task_id: int, budget: int = DEFAULT_BUDGET) -> PreparedTask:
+        """Validation and the gold run come from the store; retrieval from the local cache,
+        packed to the tournament's context budget (tokens)."""
+        arena = self._arena_for(budget)
+        return self._once(
+            self._prepared, (task_id, budget), lambda: arena.prepare(load_task(self.pool, task_id))
+        )
 
     def contexts(self, task_id: int, budget: int = DEFAULT_BUDGET) -> dict[Role, TaskContext]:
         """What a model is shown: retrieval only, so an llm worker needs no Docker engine
         (the task was validated and its gold run stored before any match was scheduled)."""
-        with self._lock:
-            if (task_id, budget) not in self._contexts:
-                task = load_task(self.pool, task_id)
-                self._contexts[(task_id, budget)] = role_contexts(
-                    task, self.workspaces, self.ci_settings.cache_dir / "retrieval", budget
-                )
-            return self._contexts[(task_id, budget)]
+
+        def build() -> dict[Role, TaskContext]:
+            task = load_task(self.pool, task_id)
+            cache = self.ci_settings.cache_dir / "retrieval"
+            return role_contexts(task, self.workspaces, cache, budget)
+
+        return self._once(self._contexts, (task_id, budget), build)
 
 
 _services: dict[int, Services] = {}
