@@ -53,7 +53,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "2"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "3"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -90,7 +90,20 @@ if path.is_file():
 EOF
 pip wheel --quiet --wheel-dir {WHEELHOUSE} -r /tmp/arena-frozen.txt \\
     -r /tmp/arena-build-requires.txt pip setuptools wheel
-rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt"""
+# virtualenvs the warm-up's test runners made (tox, nox, a venv of a script): what they
+# installed goes to the wheelhouse too, each on its own (their pins may differ), local
+# builds of the project left out
+find {WORKSPACE} /tmp -name pyvenv.cfg -not -path '{VENV}/*' 2>/dev/null |
+while read -r cfg; do
+  env_python="$(dirname "$cfg")/bin/python"
+  [ -x "$env_python" ] || continue
+  pip --python "$env_python" freeze --local --exclude-editable 2>/dev/null |
+    grep -v -e ' @ file:' -e '^-e ' > /tmp/arena-env-frozen.txt || true
+  if [ -s /tmp/arena-env-frozen.txt ]; then
+    pip wheel --quiet --no-deps --wheel-dir {WHEELHOUSE} -r /tmp/arena-env-frozen.txt
+  fi
+done
+rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt /tmp/arena-env-frozen.txt"""
 _GO_COLLECT = """find . -name go.mod -not -path '*/vendor/*' -not -path './.git/*' |
 while read -r mod; do
   (cd "$(dirname "$mod")" && go mod download)
@@ -100,6 +113,10 @@ _RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
 _PREPARE = {"python": _PYTHON_PREPARE}
 _COLLECT = {"python": _PYTHON_COLLECT, "go": _GO_COLLECT, "rust": _RUST_COLLECT}
 _WARMED = ("go", "rust", "cpp")  # languages whose CI steps leave a build cache worth keeping
+# languages whose test runners fetch more on their own (tox and nox make virtualenvs and
+# pip-install the repo's test deps into them): their CI steps run once with network, before
+# the collection keeps what they fetched
+_WARMED_ONLINE = ("python",)
 
 
 def runtime_env(language: str) -> dict[str, str]:
@@ -423,6 +440,8 @@ class EnvironmentBuilder:
                     f"environment of {spec.repo} at {spec.commit[:12]}: setup step "
                     f"{step.name!r} failed:\n{_tail(log)}"
                 )
+        if language in _WARMED_ONLINE:
+            self._warm(box, language, pipeline.steps, pipeline.env, progress, online=True)
         if language in _COLLECT:
             progress("keeping what offline runs need")
             ok, log = self._exec(box, "collecting dependencies", _COLLECT[language], env)
@@ -434,7 +453,10 @@ class EnvironmentBuilder:
         if language in _WARMED:
             self._warm(box, language, pipeline.steps, pipeline.env, progress)
         uid = sandbox_uid()
-        cleanup = f"rm -rf /root/.cache\nchown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}"
+        cleanup = (
+            "rm -rf /root/.cache /tmp/* /tmp/.[!.]*\n"
+            f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}"
+        )
         ok, log = self._exec(box, "cleaning up", cleanup, env)
         if not ok:
             raise EnvironmentBuildError(f"{tag}: cleaning up failed:\n{_tail(log)}")
@@ -446,14 +468,20 @@ class EnvironmentBuilder:
         steps: tuple[Step, ...],
         pipeline_env: dict[str, str],
         progress: Progress,
+        online: bool = False,
     ) -> None:
-        """Run the CI steps once at the base commit, offline settings on, for their caches.
+        """Run the CI steps once at the base commit, for their caches.
 
         Their verdict does not matter (tests may well fail before the fix); what stays is the
-        build cache, so a CI run recompiles only what its diffs touch.
+        build cache, so a CI run recompiles only what its diffs touch. Offline settings are on
+        unless `online`: then the steps may fetch what their runners install (tox's deps).
         """
-        env = {**self._build_env(language), **runtime_env(language), **pipeline_env}
-        env["HOME"] = "/root"
+        build_env = self._build_env(language)
+        if online:
+            env = {**build_env, **pipeline_env}
+        else:
+            env = {**build_env, **runtime_env(language), **pipeline_env}
+            env["HOME"] = "/root"
         for step in steps:
             progress(f"warming build caches: {step.name!r}")
             ok, _ = self._exec(
