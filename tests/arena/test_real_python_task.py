@@ -14,7 +14,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from tests.ci_runner.test_environments import _build_settings
+from tests.ci_runner.env_builds import build_settings, remove_built_images
 from tests.conftest import MakeRepo
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -120,7 +120,7 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
     }
     source = tmp_path / "python_filtered_instance_list.jsonl"
     source.write_text(json.dumps(line) + "\n")
-    settings = _build_settings(tmp_path / "cache")
+    settings = build_settings(tmp_path / "cache")
     env = {
         **os.environ,
         "ARENA_CACHE_DIR": str(settings.cache_dir),
@@ -129,7 +129,6 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
     }
     if settings.build_ca_bundle is not None:
         env["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
-    before = {i.id for i in docker_client.images.list(filters={"label": "arena.env"})}
     try:
         imported = _arena(["tasks", "import", str(source)], env)
         assert imported.returncode == 0, imported.stdout + imported.stderr
@@ -173,7 +172,4 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         ), first
         assert (second["patch_correct"], second["tests_valid"]) == (False, True), second
     finally:
-        for image in docker_client.images.list(filters={"label": "arena.env"}):
-            if image.id not in before:
-                for tag in image.tags:
-                    subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
+        remove_built_images(docker_client, settings)

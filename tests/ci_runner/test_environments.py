@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -32,6 +31,7 @@ from ci_runner.environments import (
 from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workspace import Workspaces
+from tests.ci_runner.env_builds import HOST_CA, build_settings, remove_built_images
 from tests.ci_runner.env_projects import (
     CPP_FILES,
     CPP_PIPELINE,
@@ -46,38 +46,21 @@ from tests.ci_runner.env_projects import (
 )
 from tests.conftest import MakeRepo
 
-HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 ARENA = str(Path(sys.executable).parent / "arena")
-
-
-def _build_settings(cache_dir: Path) -> CISettings:
-    """This machine reaches PyPI only from the host network, through a TLS-intercepting proxy."""
-    settings = CISettings(cache_dir=cache_dir)
-    updates: dict[str, object] = {}
-    if "ARENA_BUILD_NETWORK" not in os.environ:
-        updates["build_network"] = "host"
-    if settings.build_ca_bundle is None and HOST_CA.is_file():
-        updates["build_ca_bundle"] = HOST_CA
-    return settings.model_copy(update=updates)
 
 
 @pytest.fixture(scope="module")
 def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
-    return _build_settings(tmp_path_factory.mktemp("env-cache"))
+    return build_settings(tmp_path_factory.mktemp("env-cache"))
 
 
 @pytest.fixture(scope="module")
 def environments(
     docker_client: docker.DockerClient, env_settings: CISettings
 ) -> Iterator[EnvironmentBuilder]:
-    """The builder; every environment image this module made is removed afterwards."""
-    before = {i.id for i in docker_client.images.list(filters={"label": "arena.env"})}
+    """The builder; every environment image this module built is removed afterwards."""
     yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
-    for image in docker_client.images.list(filters={"label": "arena.env"}):
-        if image.id not in before:
-            for tag in image.tags:
-                with contextlib.suppress(docker.errors.APIError):
-                    docker_client.images.remove(tag)
+    remove_built_images(docker_client, env_settings)
 
 
 @pytest.fixture(scope="module")
