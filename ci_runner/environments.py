@@ -4,9 +4,11 @@ From the language's toolchain image, a build container checks out the repo at th
 and runs the pipeline's `setup` steps as root with the build network (and, for the build only,
 the CA bundle and proxy variables). Per language it then keeps what offline runs need (a
 virtualenv and a wheelhouse, a module cache, fetched crates) and warms the build caches by
-running the CI steps once at the base commit. The container is committed as an image tagged
-by a hash of everything that decides it; the caches sit in a VOLUME, so each CI run gets its
-own writable copy while the root filesystem stays read-only.
+running the CI steps once at the base commit (Python's with network, so that what tox or
+nox fetch is kept too). The container is committed as an image tagged by a hash of everything
+that decides it. The caches are the only part of it the sandbox user may write: a CI run
+gets a writable root layer, so it changes them copy-on-write, file by file, instead of copying
+a whole cargo target dir into a volume before its first step (as a VOLUME would).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import CIError, ImageError
-from ci_runner.images import SANDBOX_HOME, WORKSPACE, ImageBuilder
+from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE, ImageBuilder
 from ci_runner.locks import file_lock
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.sandbox.base import SandboxFileError
@@ -43,7 +45,7 @@ from ci_runner.workspace import Workspaces, remove_tree, source_key
 Progress = Callable[[str], None]
 
 ENV_ROOT = "/opt/arena"
-CACHE_DIR = f"{ENV_ROOT}/cache"  # the image's VOLUME: each run writes its own copy
+CACHE_DIR = f"{ENV_ROOT}/cache"  # the sandbox user's: each run writes its own layer over it
 VENV = f"{CACHE_DIR}/venv"
 WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
 GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
@@ -53,7 +55,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "3"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "4"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -109,6 +111,12 @@ while read -r mod; do
   (cd "$(dirname "$mod")" && go mod download)
 done"""
 _RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
+
+# CI runs from an environment image get a writable root layer, so that their caches change
+# copy-on-write instead of being copied whole into a volume first: the image must leave the
+# sandbox user nothing else to write (runs mount tmpfs on /tmp, the workspace and HOME)
+_ONLY_CACHE_WRITABLE = """find / -xdev -perm -0002 -not -type l -not -path /tmp \\
+    -exec chmod o-w {} + 2>/dev/null || true"""
 
 _PREPARE = {"python": _PYTHON_PREPARE}
 _COLLECT = {"python": _PYTHON_COLLECT, "go": _GO_COLLECT, "rust": _RUST_COLLECT}
@@ -455,7 +463,7 @@ class EnvironmentBuilder:
         uid = sandbox_uid()
         cleanup = (
             "rm -rf /root/.cache /tmp/* /tmp/.[!.]*\n"
-            f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}"
+            f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}\n{_ONLY_CACHE_WRITABLE}"
         )
         ok, log = self._exec(box, "cleaning up", cleanup, env)
         if not ok:
@@ -499,7 +507,6 @@ class EnvironmentBuilder:
         repository, _, version = tag.rpartition(":")
         changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
         changes += [
-            f'VOLUME ["{CACHE_DIR}"]',
             f"ENV HOME={SANDBOX_HOME}",
             f"WORKDIR {WORKSPACE}",
             'CMD ["sleep", "infinity"]',
@@ -510,7 +517,7 @@ class EnvironmentBuilder:
                 repository=repository,
                 tag=version,
                 changes=changes,
-                conf={"Labels": {"arena.env": spec.language}},
+                conf={"Labels": {ENV_IMAGE_LABEL: spec.language}},
             )
         except ENGINE_ERRORS as exc:
             raise ImageError(f"committing {tag} failed: {exc}") from exc
