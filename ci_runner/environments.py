@@ -333,7 +333,7 @@ class EnvironmentBuilder:
         progress(f"checking out {spec.repo} at {spec.commit[:12]}")
         run_dir, _ = self._workspaces.checkout(spec.repo, spec.commit)
         try:
-            with contextlib.closing(self._start(toolchain, spec.budget_s())) as box:
+            with contextlib.closing(self._start(toolchain, tag, spec.budget_s())) as box:
                 try:
                     box.write_tree(run_dir, WORKSPACE)  # tar keeps the commit's mtimes
                 except SandboxFileError as exc:
@@ -351,7 +351,7 @@ class EnvironmentBuilder:
         finally:
             remove_tree(run_dir)
 
-    def _start(self, toolchain: str, budget_s: float) -> DockerSandbox:
+    def _start(self, toolchain: str, tag: str, budget_s: float) -> DockerSandbox:
         """A root build container with the build network and no host path mounted.
 
         The workspace and the build files (CA bundle, sudo shim) sit on tmpfs mounts, which
@@ -374,7 +374,7 @@ class EnvironmentBuilder:
                 working_dir=WORKSPACE,
                 nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
                 pids_limit=max(limits.pids, 1024),
-                labels={BUILD_LABEL: "1"},
+                labels={BUILD_LABEL: tag},  # which image it builds
             )
         except docker.errors.ImageNotFound as exc:
             raise ImageError(f"toolchain image {toolchain} is missing") from exc

@@ -68,12 +68,13 @@ def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> 
     return CIRunner(env_settings, docker_client)
 
 
-def builds_since(client: docker.DockerClient, since: float) -> int:
-    """Build containers created since `since` (the engine is shared: count only those)."""
+def builds_since(client: docker.DockerClient, since: float, tag: str) -> int:
+    """Build containers of image `tag` created since `since` (the engine is shared: other
+    runs build other images meanwhile)."""
     events = client.events(
         since=int(since),
         until=int(time.time()) + 1,
-        filters={"type": "container", "event": "create", "label": BUILD_LABEL},
+        filters={"type": "container", "event": "create", "label": f"{BUILD_LABEL}={tag}"},
         decode=True,
     )
     try:
@@ -136,7 +137,7 @@ def test_python_environment_built_once_then_runs_offline(
 
     since = time.time()
     assert environments.ensure(spec) == tag  # reused: no container, no build
-    assert builds_since(docker_client, since) == 0
+    assert builds_since(docker_client, since, tag) == 0
 
     result = env_runner.run(_run(env_runner, spec, tag))
     failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
@@ -245,14 +246,15 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
     assert "no-such-package-marker" in str(first.value)
     state = environments.state(spec)
     assert state is not None and not state.built and state.error == str(first.value)
+    assert state.tag is not None
 
     since = time.time()
     with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
         environments.ensure(spec)  # the recorded failure, without another build
-    assert builds_since(docker_client, since) == 0
+    assert builds_since(docker_client, since, state.tag) == 0
     with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
         environments.ensure(spec, retry=True)
-    assert builds_since(docker_client, since) == 1
+    assert builds_since(docker_client, since, state.tag) == 1
 
     # validation records the failure as the task's reason, without building again
     task = Task(
@@ -267,7 +269,7 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
     verdict = validate_task(task, ci)
     assert not verdict.valid and verdict.reason is not None
     assert verdict.reason.startswith("environment build failed") and "marker" in verdict.reason
-    assert builds_since(docker_client, since) == 1
+    assert builds_since(docker_client, since, state.tag) == 1
 
 
 def test_go_runs_offline_from_the_module_cache(
