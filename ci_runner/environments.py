@@ -4,9 +4,11 @@ From the language's toolchain image, a build container checks out the repo at th
 and runs the pipeline's `setup` steps as root with the build network (and, for the build only,
 the CA bundle and proxy variables). Per language it then keeps what offline runs need (a
 virtualenv and a wheelhouse, a module cache, fetched crates) and warms the build caches by
-running the CI steps once at the base commit. The container is committed as an image tagged
-by a hash of everything that decides it; the caches sit in a VOLUME, so each CI run gets its
-own writable copy while the root filesystem stays read-only.
+running the CI steps once at the base commit (Python's with network, so that what tox or
+nox fetch is kept too). The container is committed as an image tagged by a hash of everything
+that decides it. The caches are the only part of it the sandbox user may write: a CI run
+gets a writable root layer, so it changes them copy-on-write, file by file, instead of copying
+a whole cargo target dir into a volume before its first step (as a VOLUME would).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import CIError, ImageError
-from ci_runner.images import SANDBOX_HOME, WORKSPACE, ImageBuilder
+from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE, ImageBuilder
 from ci_runner.locks import file_lock
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.sandbox.base import SandboxFileError
@@ -43,7 +45,7 @@ from ci_runner.workspace import Workspaces, remove_tree, source_key
 Progress = Callable[[str], None]
 
 ENV_ROOT = "/opt/arena"
-CACHE_DIR = f"{ENV_ROOT}/cache"  # the image's VOLUME: each run writes its own copy
+CACHE_DIR = f"{ENV_ROOT}/cache"  # the sandbox user's: each run writes its own layer over it
 VENV = f"{CACHE_DIR}/venv"
 WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
 GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
@@ -53,7 +55,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "2"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "4"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -90,16 +92,39 @@ if path.is_file():
 EOF
 pip wheel --quiet --wheel-dir {WHEELHOUSE} -r /tmp/arena-frozen.txt \\
     -r /tmp/arena-build-requires.txt pip setuptools wheel
-rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt"""
+# virtualenvs the warm-up's test runners made (tox, nox, a venv of a script): what they
+# installed goes to the wheelhouse too, each on its own (their pins may differ), local
+# builds of the project left out
+find {WORKSPACE} /tmp -name pyvenv.cfg -not -path '{VENV}/*' 2>/dev/null |
+while read -r cfg; do
+  env_python="$(dirname "$cfg")/bin/python"
+  [ -x "$env_python" ] || continue
+  pip --python "$env_python" freeze --local --exclude-editable 2>/dev/null |
+    grep -v -e ' @ file:' -e '^-e ' > /tmp/arena-env-frozen.txt || true
+  if [ -s /tmp/arena-env-frozen.txt ]; then
+    pip wheel --quiet --no-deps --wheel-dir {WHEELHOUSE} -r /tmp/arena-env-frozen.txt
+  fi
+done
+rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt /tmp/arena-env-frozen.txt"""
 _GO_COLLECT = """find . -name go.mod -not -path '*/vendor/*' -not -path './.git/*' |
 while read -r mod; do
   (cd "$(dirname "$mod")" && go mod download)
 done"""
 _RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
 
+# CI runs from an environment image get a writable root layer, so that their caches change
+# copy-on-write instead of being copied whole into a volume first: the image must leave the
+# sandbox user nothing else to write (runs mount tmpfs on /tmp, the workspace and HOME)
+_ONLY_CACHE_WRITABLE = """find / -xdev -perm -0002 -not -type l -not -path /tmp \\
+    -exec chmod o-w {} + 2>/dev/null || true"""
+
 _PREPARE = {"python": _PYTHON_PREPARE}
 _COLLECT = {"python": _PYTHON_COLLECT, "go": _GO_COLLECT, "rust": _RUST_COLLECT}
 _WARMED = ("go", "rust", "cpp")  # languages whose CI steps leave a build cache worth keeping
+# languages whose test runners fetch more on their own (tox and nox make virtualenvs and
+# pip-install the repo's test deps into them): their CI steps run once with network, before
+# the collection keeps what they fetched
+_WARMED_ONLINE = ("python",)
 
 
 def runtime_env(language: str) -> dict[str, str]:
@@ -308,7 +333,7 @@ class EnvironmentBuilder:
         progress(f"checking out {spec.repo} at {spec.commit[:12]}")
         run_dir, _ = self._workspaces.checkout(spec.repo, spec.commit)
         try:
-            with contextlib.closing(self._start(toolchain, spec.budget_s())) as box:
+            with contextlib.closing(self._start(toolchain, tag, spec.budget_s())) as box:
                 try:
                     box.write_tree(run_dir, WORKSPACE)  # tar keeps the commit's mtimes
                 except SandboxFileError as exc:
@@ -326,7 +351,7 @@ class EnvironmentBuilder:
         finally:
             remove_tree(run_dir)
 
-    def _start(self, toolchain: str, budget_s: float) -> DockerSandbox:
+    def _start(self, toolchain: str, tag: str, budget_s: float) -> DockerSandbox:
         """A root build container with the build network and no host path mounted.
 
         The workspace and the build files (CA bundle, sudo shim) sit on tmpfs mounts, which
@@ -349,7 +374,7 @@ class EnvironmentBuilder:
                 working_dir=WORKSPACE,
                 nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
                 pids_limit=max(limits.pids, 1024),
-                labels={BUILD_LABEL: "1"},
+                labels={BUILD_LABEL: tag},  # which image it builds
             )
         except docker.errors.ImageNotFound as exc:
             raise ImageError(f"toolchain image {toolchain} is missing") from exc
@@ -423,6 +448,8 @@ class EnvironmentBuilder:
                     f"environment of {spec.repo} at {spec.commit[:12]}: setup step "
                     f"{step.name!r} failed:\n{_tail(log)}"
                 )
+        if language in _WARMED_ONLINE:
+            self._warm(box, language, pipeline.steps, pipeline.env, progress, online=True)
         if language in _COLLECT:
             progress("keeping what offline runs need")
             ok, log = self._exec(box, "collecting dependencies", _COLLECT[language], env)
@@ -434,7 +461,10 @@ class EnvironmentBuilder:
         if language in _WARMED:
             self._warm(box, language, pipeline.steps, pipeline.env, progress)
         uid = sandbox_uid()
-        cleanup = f"rm -rf /root/.cache\nchown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}"
+        cleanup = (
+            "rm -rf /root/.cache /tmp/* /tmp/.[!.]*\n"
+            f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}\n{_ONLY_CACHE_WRITABLE}"
+        )
         ok, log = self._exec(box, "cleaning up", cleanup, env)
         if not ok:
             raise EnvironmentBuildError(f"{tag}: cleaning up failed:\n{_tail(log)}")
@@ -446,14 +476,20 @@ class EnvironmentBuilder:
         steps: tuple[Step, ...],
         pipeline_env: dict[str, str],
         progress: Progress,
+        online: bool = False,
     ) -> None:
-        """Run the CI steps once at the base commit, offline settings on, for their caches.
+        """Run the CI steps once at the base commit, for their caches.
 
         Their verdict does not matter (tests may well fail before the fix); what stays is the
-        build cache, so a CI run recompiles only what its diffs touch.
+        build cache, so a CI run recompiles only what its diffs touch. Offline settings are on
+        unless `online`: then the steps may fetch what their runners install (tox's deps).
         """
-        env = {**self._build_env(language), **runtime_env(language), **pipeline_env}
-        env["HOME"] = "/root"
+        build_env = self._build_env(language)
+        if online:
+            env = {**build_env, **pipeline_env}
+        else:
+            env = {**build_env, **runtime_env(language), **pipeline_env}
+            env["HOME"] = "/root"
         for step in steps:
             progress(f"warming build caches: {step.name!r}")
             ok, _ = self._exec(
@@ -471,7 +507,6 @@ class EnvironmentBuilder:
         repository, _, version = tag.rpartition(":")
         changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
         changes += [
-            f'VOLUME ["{CACHE_DIR}"]',
             f"ENV HOME={SANDBOX_HOME}",
             f"WORKDIR {WORKSPACE}",
             'CMD ["sleep", "infinity"]',
@@ -482,7 +517,7 @@ class EnvironmentBuilder:
                 repository=repository,
                 tag=version,
                 changes=changes,
-                conf={"Labels": {"arena.env": spec.language}},
+                conf={"Labels": {ENV_IMAGE_LABEL: spec.language}},
             )
         except ENGINE_ERRORS as exc:
             raise ImageError(f"committing {tag} failed: {exc}") from exc

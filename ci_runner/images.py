@@ -24,6 +24,10 @@ from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import ImageError
 from ci_runner.locks import file_lock
 
+# an environment image (ci_runner.environments) carries this label: its warm caches sit in its
+# own writable layer (nothing else there is writable by the sandbox user), so its sandboxes
+# keep the root filesystem writable instead of copying the caches into a volume on every run
+ENV_IMAGE_LABEL = "arena.env"
 SANDBOX_UID = 1000
 SANDBOX_HOME = "/home/arena"
 WORKSPACE = "/workspace"

@@ -235,9 +235,17 @@ def validate(
                     validation = validate_task(with_pipeline(task, runtime.workspaces), runtime.ci)
                 except ValidationIncomplete as exc:  # nothing stored: it runs again next time
                     rows.append((task, None, str(exc)))
-                else:
-                    stored = task.model_copy(update={"validation": validation})
-                    rows.append((stored, validation, validation.reason or ""))
+                    progress.advance(bar)
+                    continue
+                except TaskError as exc:  # no pipeline (e.g. a conda job): recorded, never played
+                    validation = Validation(
+                        valid=False,
+                        kind=task.kind,
+                        reason=f"no pipeline: {exc}",
+                        fingerprint=task.fingerprint(),
+                    )
+                stored = task.model_copy(update={"validation": validation})
+                rows.append((stored, validation, validation.reason or ""))
                 progress.advance(bar)
         if tasks == "imported":  # keep FAIL_TO_PASS, PASS_TO_PASS and the verdict with the task
             write_jsonl(library_path(runtime.settings.cache_dir), [t for t, _, _ in rows])

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena.tasks.pipelines import with_pipeline
-from arena.tasks.schema import Language, Task, TaskError, TaskKind, language_of
+from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
 from ci_runner.errors import WorkspaceError
 from ci_runner.workflows.legs import ANY_JOB
 from ci_runner.workspace import Workspaces
@@ -132,6 +132,8 @@ def import_lines(
             except TaskError as exc:
                 where, _, message = str(exc).partition(": ")
                 reason = "no usable CI job" if where == "ci_name_list" else f"bad {where}"
+                if isinstance(exc, UnsupportedTask):
+                    reason = exc.reason
                 report.errors.append(LineError(number, where, message, reason))
                 continue
         seen.add(task.instance_id)

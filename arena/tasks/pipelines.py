@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from arena.tasks.schema import Task, TaskError
-from ci_runner.workflows import WorkflowError, derive_pipeline
+from arena.tasks.schema import Task, TaskError, UnsupportedTask
+from ci_runner.workflows import UnsupportedJob, WorkflowError, derive_pipeline
 from ci_runner.workspace import Workspaces
 
 WORKFLOWS_DIR = ".github/workflows"
@@ -33,6 +33,8 @@ def with_pipeline(task: Task, workspaces: Workspaces) -> Task:
             read_file=lambda path: workspaces.read_text(task.repo, task.base_commit, path),
             github=github,
         )
+    except UnsupportedJob as exc:
+        raise UnsupportedTask(f"ci_name_list: {exc}", exc.reason) from exc
     except WorkflowError as exc:
         raise TaskError(f"ci_name_list: {exc}") from exc
     return task.model_copy(

@@ -105,6 +105,15 @@ class TaskError(ValueError):
     """A task file or record is malformed; the message names the field at fault."""
 
 
+class UnsupportedTask(TaskError):
+    """The task needs what Arena does not provide (a conda environment); `reason` is what an
+    import report counts it under."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class Validation(BaseModel):
     """The verdict of running the pipeline (with the gold tests) with and without the gold patch.
 

@@ -22,7 +22,7 @@ from docker.utils.socket import STDERR, frames_iter
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
-from ci_runner.images import SANDBOX_HOME, SANDBOX_UID, WORKSPACE
+from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, SANDBOX_UID, WORKSPACE
 from ci_runner.owners import pid_alive
 from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
 from ci_runner.sandbox.limits import OutputBuffer
@@ -167,7 +167,10 @@ class DockerSandbox(Sandbox):
 
     @classmethod
     def start(cls, client: docker.DockerClient, image: str, limits: Limits) -> DockerSandbox:
+        """A started sandbox of `image`; its root filesystem is read-only unless the image is
+        an environment image, whose caches are written where they lie (see ENV_IMAGE_LABEL)."""
         uid = sandbox_uid()
+        writable_root = _is_environment_image(client, image)
         cpus = sandbox_cpus(limits, engine_cpus(client))
         owned = f"nosuid,nodev,uid={uid},gid={uid}"
         # workspace files live in memory, charged to the container: give them their own room
@@ -181,7 +184,7 @@ class DockerSandbox(Sandbox):
                 init=True,
                 network_mode="none",
                 user="0:0",
-                read_only=True,
+                read_only=not writable_root,
                 tmpfs={
                     "/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777",
                     SANDBOX_HOME: f"rw,exec,{owned},size={limits.tmpfs_mb}m,mode=0700",
@@ -428,6 +431,19 @@ class DockerSandbox(Sandbox):
             raise SandboxError(
                 f"cannot remove sandbox container {self.container_id}: {exc}"
             ) from exc
+
+
+def _is_environment_image(client: docker.DockerClient, image: str) -> bool:
+    """Whether `image` is an environment image: its build left nothing but its cache directory
+    writable by the sandbox user, so a writable root layer lets a run change its warm caches
+    copy-on-write, file by file, where a volume would copy all of them first."""
+    try:
+        labels = client.images.get(image).labels or {}
+    except docker.errors.ImageNotFound as exc:
+        raise SandboxError(f"CI image {image} is missing: build it with `arena ci images`") from exc
+    except ENGINE_ERRORS as exc:
+        raise SandboxError(f"cannot inspect the CI image {image}: {exc}") from exc
+    return ENV_IMAGE_LABEL in labels
 
 
 def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:

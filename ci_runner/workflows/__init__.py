@@ -53,6 +53,18 @@ RUNNER_ENV = {
 class WorkflowError(CIError):
     """The named job cannot be found or turned into a pipeline."""
 
+    reason = "no usable CI job"  # what an import report counts the task's line under
+
+
+class UnsupportedJob(WorkflowError):
+    """The named job needs something Arena does not provide (conda): no leg is dropped
+    silently into a wrong environment; the task is refused with this reason."""
+
+    reason = "conda job (unsupported)"
+
+
+CONDA_DROPPED = "dropped: needs conda"
+
 
 @dataclass(frozen=True)
 class DerivedPipeline:
@@ -148,6 +160,9 @@ def _consider(
         return None, leg_contexts, "dropped: no run: step is left for a CI run"
     if not steps.test_runners:
         return None, leg_contexts, "dropped: no step runs tests"
+    if steps.conda:
+        needs = "; ".join(steps.conda)
+        return None, leg_contexts, f"{CONDA_DROPPED} ({needs}), which Arena does not support"
     runners = ", ".join(f"{n} ({r})" for n, r in steps.test_runners.items())
     return steps, leg_contexts, f"kept: Linux ({leg.runs_on}), runs tests in {runners}"
 
@@ -169,16 +184,24 @@ def derive_pipeline(
         {"workspace": WORKSPACE, "event_name": "pull_request", **(github or {})}
     )
     chosen: tuple[Leg, LegSteps] | None = None
+    conda_legs: list[str] = []
     for leg in _candidates(documents, job_refs, contexts, notes):
         steps, _, verdict = _consider(
             documents[leg.workflow], leg, contexts, read_file, step_timeout_s
         )
         notes.append(f"leg {leg}: {verdict}")
+        if verdict.startswith(CONDA_DROPPED):
+            conda_legs.append(f"leg {leg}: {verdict}")
         if steps is not None and chosen is None:
             chosen = (leg, steps)
     if chosen is None:
         known = ", ".join(sorted(workflows)) or "no workflow files"
         wanted = ", ".join(str(r) for r in job_refs)
+        if conda_legs:  # the job would have run, in an environment Arena cannot make
+            raise UnsupportedJob(
+                f"the Linux test job among {wanted} needs conda, which Arena does not "
+                f"support: {'; '.join(conda_legs[:3])}"
+            )
         detail = "; ".join(notes[-6:]) or "nothing matched"
         raise WorkflowError(f"no usable Linux test job among {wanted} in {known}: {detail}")
     leg, steps = chosen
@@ -259,4 +282,4 @@ def _with_step_addopts(step: Step) -> Step:
     return step.model_copy(update={"env": env})
 
 
-__all__ = ["DerivedPipeline", "JobRef", "WorkflowError", "derive_pipeline"]
+__all__ = ["DerivedPipeline", "JobRef", "UnsupportedJob", "WorkflowError", "derive_pipeline"]

@@ -54,6 +54,19 @@ _SCRIPT = re.compile(
 )
 
 
+# conda, mamba and micromamba make their own environments, which Arena cannot build
+_CONDA = re.compile(
+    r"(?:^|[\s;&|(`])(?:conda|mamba|micromamba)\s+(?:-\S+\s+)*"
+    r"(?:install|create|env|activate|run|update|init|config|develop|build)\b",
+    re.MULTILINE,
+)
+
+
+def uses_conda(script: str) -> bool:
+    """The script runs conda, mamba or micromamba to make or use an environment."""
+    return _CONDA.search("\n".join(logical_lines(script))) is not None
+
+
 def _line_groups(script: str) -> list[tuple[int, str]]:
     """(index of the raw line after it, logical line) for each shell line, continuations joined."""
     groups: list[tuple[int, str]] = []

@@ -20,6 +20,7 @@ from ci_runner.workflows.commands import (
     is_setup,
     split_installs,
     test_runner,
+    uses_conda,
 )
 from ci_runner.workflows.expressions import (
     ExpressionError,
@@ -34,6 +35,11 @@ WORKSPACE = "/workspace"
 _PROVIDED = re.compile(
     r"^actions/(checkout|setup-[a-z]+|cache)@|^[\w-]+/setup-[\w-]+@|^dtolnay/rust-toolchain@"
     r"|^Swatinem/rust-cache@|^actions-rs/toolchain@"
+)
+# actions that set up a conda environment: Arena has no conda, so the leg cannot run as written
+_CONDA_ACTIONS = re.compile(
+    r"^[\w-]+/(?:setup-(?:mini|micro)?conda|setup-micromamba|provision-with-micromamba)@",
+    re.IGNORECASE,
 )
 _BASH = re.compile(r"^(?:bash|sh)(?:\s+[-\w]+)*(?:\s+\{0\})?$")
 _EXPRESSION_CONTEXTS = re.compile(r"\$\{\{[^}]*\b(secrets|steps|vars)\.")
@@ -52,6 +58,7 @@ class LegSteps:
     skipped_actions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     toolchain_request: str | None = None  # the version a setup action asks for
+    conda: list[str] = field(default_factory=list)  # steps that need conda (unsupported)
 
 
 def _mapping(block: Any, contexts: dict[str, Any], what: str) -> dict[str, str]:
@@ -159,6 +166,10 @@ def leg_steps(
                 out.notes.append(f"step {label!r} skipped: its if: ({raw.get('if')}) is false")
                 continue
             uses = to_text(raw.get("uses"))
+            if uses and _CONDA_ACTIONS.match(uses):
+                out.conda.append(f"uses {uses}")
+                out.notes.append(f"step {label!r}: uses {uses}: conda is not supported")
+                continue
             if uses:
                 _note_action(uses, raw, step_contexts, out)
                 continue
@@ -168,6 +179,9 @@ def leg_steps(
         except (Unsupported, ExpressionError, UnusableStep) as exc:
             out.notes.append(f"step {label!r} dropped: {exc}")
             continue
+        if uses_conda(step.run):
+            out.conda.append(f"step {step.name!r} runs conda")
+            out.notes.append(f"step {step.name!r}: runs conda/mamba: conda is not supported")
         _place(step, taken, read_file, out)
     return out
 

@@ -5,8 +5,10 @@ oracle beats null."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import docker
 import pytest
 
 from arena.ci import TaskCI
@@ -18,9 +20,19 @@ from arena.tasks.schema import Language, TaskKind
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
+from tests.ci_runner.env_builds import remove_built_images
 from tests.conftest import MakeRepo
 
 pytestmark = pytest.mark.usefixtures("no_containers_left")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_environment_images(
+    docker_client: docker.DockerClient, ci_settings: CISettings
+) -> Iterator[None]:
+    """The environment images these tasks built are removed afterwards (the engine is shared)."""
+    yield
+    remove_built_images(docker_client, ci_settings)
 
 GO_WORKFLOW = """
 name: Go

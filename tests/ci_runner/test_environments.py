@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -32,6 +31,7 @@ from ci_runner.environments import (
 from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workspace import Workspaces
+from tests.ci_runner.env_builds import HOST_CA, build_settings, remove_built_images
 from tests.ci_runner.env_projects import (
     CPP_FILES,
     CPP_PIPELINE,
@@ -46,38 +46,21 @@ from tests.ci_runner.env_projects import (
 )
 from tests.conftest import MakeRepo
 
-HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 ARENA = str(Path(sys.executable).parent / "arena")
-
-
-def _build_settings(cache_dir: Path) -> CISettings:
-    """This machine reaches PyPI only from the host network, through a TLS-intercepting proxy."""
-    settings = CISettings(cache_dir=cache_dir)
-    updates: dict[str, object] = {}
-    if "ARENA_BUILD_NETWORK" not in os.environ:
-        updates["build_network"] = "host"
-    if settings.build_ca_bundle is None and HOST_CA.is_file():
-        updates["build_ca_bundle"] = HOST_CA
-    return settings.model_copy(update=updates)
 
 
 @pytest.fixture(scope="module")
 def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
-    return _build_settings(tmp_path_factory.mktemp("env-cache"))
+    return build_settings(tmp_path_factory.mktemp("env-cache"))
 
 
 @pytest.fixture(scope="module")
 def environments(
     docker_client: docker.DockerClient, env_settings: CISettings
 ) -> Iterator[EnvironmentBuilder]:
-    """The builder; every environment image this module made is removed afterwards."""
-    before = {i.id for i in docker_client.images.list(filters={"label": "arena.env"})}
+    """The builder; every environment image this module built is removed afterwards."""
     yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
-    for image in docker_client.images.list(filters={"label": "arena.env"}):
-        if image.id not in before:
-            for tag in image.tags:
-                with contextlib.suppress(docker.errors.APIError):
-                    docker_client.images.remove(tag)
+    remove_built_images(docker_client, env_settings)
 
 
 @pytest.fixture(scope="module")
@@ -85,12 +68,13 @@ def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> 
     return CIRunner(env_settings, docker_client)
 
 
-def builds_since(client: docker.DockerClient, since: float) -> int:
-    """Build containers created since `since` (the engine is shared: count only those)."""
+def builds_since(client: docker.DockerClient, since: float, tag: str) -> int:
+    """Build containers of image `tag` created since `since` (the engine is shared: other
+    runs build other images meanwhile)."""
     events = client.events(
         since=int(since),
         until=int(time.time()) + 1,
-        filters={"type": "container", "event": "create", "label": BUILD_LABEL},
+        filters={"type": "container", "event": "create", "label": f"{BUILD_LABEL}={tag}"},
         decode=True,
     )
     try:
@@ -153,7 +137,7 @@ def test_python_environment_built_once_then_runs_offline(
 
     since = time.time()
     assert environments.ensure(spec) == tag  # reused: no container, no build
-    assert builds_since(docker_client, since) == 0
+    assert builds_since(docker_client, since, tag) == 0
 
     result = env_runner.run(_run(env_runner, spec, tag))
     failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
@@ -228,7 +212,7 @@ def test_the_build_ca_bundle_is_not_left_in_the_image(
     config = docker_client.images.get(tag).attrs["Config"]
     env_names = {entry.split("=", 1)[0] for entry in config["Env"]}
     assert not env_names & {"PIP_CERT", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "HTTPS_PROXY"}
-    assert set(config["Volumes"]) == {CACHE_DIR}
+    assert not config.get("Volumes")  # runs change the caches in their own layer
     line = _distinctive_ca_line(tag)
     if line is None:
         pytest.skip("the host's CA bundle adds nothing to Debian's")
@@ -262,14 +246,15 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
     assert "no-such-package-marker" in str(first.value)
     state = environments.state(spec)
     assert state is not None and not state.built and state.error == str(first.value)
+    assert state.tag is not None
 
     since = time.time()
     with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
         environments.ensure(spec)  # the recorded failure, without another build
-    assert builds_since(docker_client, since) == 0
+    assert builds_since(docker_client, since, state.tag) == 0
     with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
         environments.ensure(spec, retry=True)
-    assert builds_since(docker_client, since) == 1
+    assert builds_since(docker_client, since, state.tag) == 1
 
     # validation records the failure as the task's reason, without building again
     task = Task(
@@ -284,7 +269,7 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
     verdict = validate_task(task, ci)
     assert not verdict.valid and verdict.reason is not None
     assert verdict.reason.startswith("environment build failed") and "marker" in verdict.reason
-    assert builds_since(docker_client, since) == 1
+    assert builds_since(docker_client, since, state.tag) == 1
 
 
 def test_go_runs_offline_from_the_module_cache(
@@ -298,6 +283,39 @@ def test_go_runs_offline_from_the_module_cache(
         "example.com/shapes/area::TestSquare",
         "example.com/shapes/perimeter::TestSquare",
     }
+
+
+def test_a_run_from_an_environment_image_may_write_only_its_own_layer_of_the_caches(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    """The root layer is writable (the caches change copy-on-write, nothing is copied before
+    the first step), but nothing on it other than the caches is writable by the sandbox
+    user, and what one run writes there no other run sees."""
+    repo, commit = make_repo(GO_FILES)
+    spec = _spec(repo, commit, "go", GO_PIPELINE)
+    image = environments.ensure(spec)
+    writable = (
+        "find / -xdev -writable -not -type l -not -path '/proc/*' -not -path /tmp "
+        f"-not -path {WORKSPACE} -not -path /home/arena -not -path '{CACHE_DIR}' "
+        f"-not -path '{CACHE_DIR}/*' 2>/dev/null > /tmp/writable || true\n"
+        "cat /tmp/writable; test ! -s /tmp/writable"
+    )
+    probe = Pipeline.model_validate(
+        {
+            "steps": [
+                {"name": "first to write", "run": f"test ! -e {CACHE_DIR}/marker"},
+                {"name": "write", "run": f"touch {CACHE_DIR}/marker {CACHE_DIR}/go-build/x"},
+                {"name": "nothing else", "run": writable},
+                {"name": "report", "run": "echo 'test probe ... ok'"},
+            ],
+            "report": {"format": "libtest", "step": "report"},
+        }
+    )
+    request = CIRequest(repo=repo, commit=commit, pipeline=probe, image=image)
+    for _ in range(2):  # the second run does not see the first one's marker
+        result = env_runner.run(request)
+        failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
+        assert result.status is CIStatus.PASSED, failed
 
 
 def test_a_warm_cargo_target_recompiles_only_the_patched_crate(

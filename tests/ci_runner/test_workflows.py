@@ -293,3 +293,62 @@ jobs:
 """
     assert derive_pipeline({"w.yml": pinned_rust}, ["test"], "rust").toolchain_request == "1.70"
     assert derive_pipeline({"w.yml": GO_WORKFLOW}, ["build"], "go").toolchain_request is None
+
+
+CONDA_WORKFLOW = """
+jobs:
+  test:
+    name: test (${{ matrix.python-version }}, ${{ matrix.environment }})
+    runs-on: ubuntu-latest
+    defaults: {run: {shell: "bash -el {0}"}}
+    strategy:
+      matrix:
+        python-version: ["3.12"]
+        environment: [ci/environment.yml]
+    steps:
+      - uses: actions/checkout@v4
+      - uses: conda-incubator/setup-miniconda@v3
+        with: {environment-file: "${{ matrix.environment }}", python-version: "3.12"}
+      - run: python -m pytest tests
+  mamba:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: micromamba create -y -n t -f env.yml && micromamba run -n t pytest
+  windows-conda:
+    runs-on: windows-latest
+    steps:
+      - uses: mamba-org/setup-micromamba@v1
+      - run: pytest
+  pip:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: conda-incubator/setup-miniconda@v3
+        if: runner.os == 'macOS'
+      - run: pip install -e . && pytest
+"""
+
+
+@pytest.mark.parametrize("entry", ["test (3.12, ci/environment.yml)", "mamba"])
+def test_a_conda_job_is_refused_with_its_reason(entry: str) -> None:
+    from ci_runner.workflows import UnsupportedJob
+
+    with pytest.raises(UnsupportedJob, match="needs conda, which Arena does not support") as raised:
+        derive_pipeline({".github/workflows/ci.yml": CONDA_WORKFLOW}, [entry], "python")
+    assert raised.value.reason == "conda job (unsupported)"
+    needs = "uses conda-incubator/setup-miniconda@v3" if entry != "mamba" else "runs conda"
+    assert needs in str(raised.value)
+
+
+def test_a_conda_leg_gives_way_to_a_usable_one_and_a_skipped_conda_step_is_harmless() -> None:
+    workflows = {".github/workflows/ci.yml": CONDA_WORKFLOW}
+    derived = derive_pipeline(workflows, ["windows-conda", "mamba", "pip"], "python")
+    assert derived.leg == "pip"
+    notes = "\n".join(derived.notes)
+    assert "'mamba' (.github/workflows/ci.yml job mamba): dropped: needs conda" in notes
+    assert "runs on windows-latest, not Linux" in notes
+    assert [s.run for s in derived.pipeline.steps] == ["pip install -e . && pytest"]
+    # a Windows-only conda job is not a conda refusal: it is just not Linux
+    with pytest.raises(WorkflowError) as raised:
+        derive_pipeline(workflows, ["windows-conda"], "python")
+    assert "not Linux" in str(raised.value) and raised.value.reason == "no usable CI job"
