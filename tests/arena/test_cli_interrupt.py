@@ -51,6 +51,8 @@ def test_interrupted_run_cleans_up(
         env={**os.environ, "ARENA_CACHE_DIR": str(cache)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # as in a terminal: a suite started in the background (`cmd &`) inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     label = {"label": f"{LABEL}.pid={process.pid}"}
     deadline = time.monotonic() + 120
