@@ -21,7 +21,7 @@ class Runtime:
 
 def build_runtime(settings: CISettings) -> Runtime:
     runner = CIRunner(settings)
-    workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+    workspaces = Workspaces.from_settings(settings)
     ci = TaskCI(
         runner,
         ImageBuilder(runner.client, settings),

@@ -132,7 +132,7 @@ def main() -> None:
     client = connect()
     builder = ImageBuilder(client, settings)
     warm_runner = CIRunner(settings, client)
-    workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+    workspaces = Workspaces.from_settings(settings)
     tasks = [with_pipeline(t, workspaces) for t in demo_tasks(settings.cache_dir / "demo-repos")]
     chosen = {t.language: t for t in reversed(tasks)}  # the first task of each language
     table = Table(title=f"arena ci run vs bare docker run (median of {args.runs})")

@@ -131,7 +131,7 @@ def main() -> None:
     images = ImageBuilder(client, settings)
     environments = EnvironmentBuilder(images)
     runner = CIRunner(settings, client)
-    workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+    workspaces = Workspaces.from_settings(settings)
     table = Table(title=f"environment images (median of {args.runs})")
     for column in ("measure", "baseline", "ours", "ratio", "target"):
         table.add_column(column)

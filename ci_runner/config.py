@@ -1,11 +1,14 @@
 """Settings of the CI runner, read once from `ARENA_*` variables and passed in."""
 
+import json
 import os
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from ci_runner.git_mirrors import GitMirrors
 from ci_runner.types import Limits
 
 
@@ -52,6 +55,25 @@ class CISettings(BaseSettings):
     build_network: str = Field(default="bridge", min_length=1)
     build_ca_bundle: Path | None = None
     build_env: dict[str, str] = Field(default_factory=_build_passthrough)
+    # job legs validated per task, best-ranked first, before it is called invalid
+    max_legs_tried: int = Field(default=3, ge=1)
+    # where repos are fetched from: `owner/name` or URL prefix -> local path or Git URL
+    git_mirrors: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+
+    @field_validator("git_mirrors", mode="before")
+    @classmethod
+    def _mirror_rules(cls, value: Any) -> Any:
+        """A JSON object, or `FROM=TO` rules separated by commas or whitespace."""
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("{"):
+            return json.loads(text)
+        rules = GitMirrors.parse(p for p in text.replace(",", " ").split() if p)
+        return dict(rules.rules)
+
+    def mirror_rules(self) -> GitMirrors:
+        return GitMirrors.of(self.git_mirrors)
 
     @property
     def mirrors_dir(self) -> Path:

@@ -238,7 +238,7 @@ class EnvironmentBuilder:
     def __init__(self, images: ImageBuilder) -> None:
         self._images = images
         self._settings = images.settings
-        self._workspaces = Workspaces(self._settings.mirrors_dir, self._settings.runs_dir)
+        self._workspaces = Workspaces.from_settings(self._settings)
 
     @property
     def images(self) -> ImageBuilder:

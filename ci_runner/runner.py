@@ -39,7 +39,7 @@ class CIRunner:
     def __init__(self, settings: CISettings, client: docker.DockerClient | None = None) -> None:
         self._settings = settings
         self._client = client
-        self._workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        self._workspaces = Workspaces.from_settings(settings)
 
     @property
     def client(self) -> docker.DockerClient:

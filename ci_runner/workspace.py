@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pygit2
 
+from ci_runner.config import CISettings
 from ci_runner.errors import WorkspaceError
+from ci_runner.git_mirrors import GitMirrors
 from ci_runner.locks import file_lock
 from ci_runner.owners import pid_alive
 
@@ -27,11 +29,28 @@ def source_key(source: str) -> str:
 
 
 class Workspaces:
-    """Keeps bare mirrors under `mirrors_dir` and makes run directories under `runs_dir`."""
+    """Keeps bare mirrors under `mirrors_dir` and makes run directories under `runs_dir`.
 
-    def __init__(self, mirrors_dir: Path, runs_dir: Path) -> None:
+    A cached mirror is keyed by the source as tasks name it, and fetched from where
+    `git_mirrors` points that source at fetch time: a repo imported once through a local
+    mirror is found again by every later build and run, with or without the rule.
+    """
+
+    def __init__(
+        self, mirrors_dir: Path, runs_dir: Path, git_mirrors: GitMirrors | None = None
+    ) -> None:
         self._mirrors_dir = mirrors_dir
         self._runs_dir = runs_dir
+        self._git_mirrors = git_mirrors or GitMirrors()
+
+    @classmethod
+    def from_settings(cls, settings: CISettings, extra: GitMirrors | None = None) -> Workspaces:
+        rules = settings.mirror_rules() + (extra or GitMirrors())
+        return cls(settings.mirrors_dir, settings.runs_dir, rules)
+
+    def fetch_location(self, source: str) -> str:
+        """Where `source` is fetched from, after the mirror rules."""
+        return source_key(self._git_mirrors.resolve(source))
 
     def mirror_path(self, source: str) -> Path:
         key = source_key(source)
@@ -57,7 +76,7 @@ class Workspaces:
         staging = Path(tempfile.mkdtemp(dir=path.parent, prefix=".new-"))
         try:
             repo = pygit2.init_repository(str(staging), bare=True)
-            repo.remotes.create("origin", source_key(source), "+refs/*:refs/*")
+            repo.remotes.create("origin", self.fetch_location(source), "+refs/*:refs/*")
             self._fetch(repo, source)
             staging.rename(path)
         except BaseException:
@@ -66,10 +85,14 @@ class Workspaces:
         return pygit2.Repository(str(path))
 
     def _fetch(self, repo: pygit2.Repository, source: str) -> None:
+        location = self.fetch_location(source)
+        shown = source if location == source_key(source) else f"{source} (mirror: {location})"
         try:
+            if repo.remotes["origin"].url != location:
+                repo.remotes.set_url("origin", location)
             repo.remotes["origin"].fetch(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
         except (pygit2.GitError, KeyError, ValueError) as exc:
-            raise WorkspaceError(f"cannot fetch {source}: {exc}") from exc
+            raise WorkspaceError(f"cannot fetch {shown}: {exc}") from exc
 
     def _object_at(self, source: str, commit: str, path: str) -> pygit2.Object | None:
         repo = self.mirror(source, commit)

@@ -70,7 +70,7 @@ class Services:
 
     @functools.cached_property
     def workspaces(self) -> Workspaces:
-        return Workspaces(self.ci_settings.mirrors_dir, self.ci_settings.runs_dir)
+        return Workspaces.from_settings(self.ci_settings)
 
     @functools.cached_property
     def ci(self) -> StoredCI:

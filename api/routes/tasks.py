@@ -114,7 +114,7 @@ async def import_tasks(
     except UnicodeDecodeError as exc:
         raise ApiError(422, ["body", "file"], f"not UTF-8 text: {exc.reason}") from None
     lines = _lines(text, language)
-    workspaces = Workspaces(s.ci_settings.mirrors_dir, s.ci_settings.runs_dir) if check else None
+    workspaces = Workspaces.from_settings(s.ci_settings) if check else None
     report = await run_in_threadpool(import_lines, lines, workspaces)
     stored = await run_in_threadpool(store.upsert_tasks, s.pool, report.tasks)
     errors = [LineProblem(line=e.line, field=e.field, problem=e.message) for e in report.errors]

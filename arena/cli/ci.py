@@ -43,7 +43,7 @@ def read_diff(path: Path) -> str:
 def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIResult:
     """Run the task's pipeline on its base commit plus `diffs`, with live status on stderr."""
     runner = CIRunner(settings)
-    task = with_pipeline(task, Workspaces(settings.mirrors_dir, settings.runs_dir))
+    task = with_pipeline(task, Workspaces.from_settings(settings))
     pipeline = task.require_pipeline()
     with stderr.status("preparing the CI image") as status:
         image = task.image or EnvironmentBuilder(ImageBuilder(runner.client, settings)).image_for(

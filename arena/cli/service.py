@@ -126,7 +126,7 @@ def submit(
         specs = load_models_file(models_file) if models_file else {}
         stored = {name: stored_spec(name, specs.get(name)) for name in names}
         ci = CISettings()
-        found = load_tasks(tasks, ci.cache_dir, Workspaces(ci.mirrors_dir, ci.runs_dir))
+        found = load_tasks(tasks, ci.cache_dir, Workspaces.from_settings(ci))
     if not found:
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
     pool = _pool()

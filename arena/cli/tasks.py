@@ -21,6 +21,7 @@ from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import library_path, load_tasks
 from ci_runner import CISettings, SandboxError
 from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError
+from ci_runner.git_mirrors import GitMirrors
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 
@@ -46,6 +47,15 @@ def import_tasks(
             "without a job list take the repo's first Linux job that runs tests",
         ),
     ] = None,
+    mirror: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mirror",
+            help="FROM=TO: fetch repo FROM (owner/name, or a URL prefix) from TO (a local "
+            "path or Git URL; {owner} and {name} are filled in); repeatable; adds to "
+            "ARENA_GIT_MIRRORS",
+        ),
+    ] = None,
 ) -> None:
     """Import tasks into the library; bad lines are reported and counted, good lines import."""
     from arena.tasks.importer import language_from_file_name, read_hf_export
@@ -61,7 +71,7 @@ def import_tasks(
         chosen = language_of(language) if language is not None else None
         if language is not None and chosen is None:
             raise TaskError(f"--language {language!r} is not one of python, go, rust, cpp")
-        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        workspaces = Workspaces.from_settings(settings, GitMirrors.parse(mirror or []))
         with Progress(console=stderr, transient=True) as progress:
             bar = progress.add_task(f"importing {source.name}", total=len(lines))
             report = import_lines(
@@ -136,7 +146,7 @@ def list_tasks(tasks: TasksOption = "demo") -> None:
     """List tasks: language, pipeline source, environment image and validation state."""
     settings = CISettings()
     with exit_on_errors():
-        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        workspaces = Workspaces.from_settings(settings)
         found = load_tasks(tasks, settings.cache_dir, workspaces)
         environments = _environments(settings)
         rows = []
@@ -174,7 +184,7 @@ def build_env(
     rows: list[tuple[str, str, str]] = []
     failed = False
     with exit_on_errors():
-        workspaces = Workspaces(settings.mirrors_dir, settings.runs_dir)
+        workspaces = Workspaces.from_settings(settings)
         environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
         found = load_tasks(tasks, settings.cache_dir, workspaces)
         updated: list[Task] = []
