@@ -88,18 +88,21 @@ def fetch_script(release: str, ca_file: str | None = None) -> str:
     links it first on PATH and leaves no download cache (nor `ca_file`) behind."""
     root = shlex.quote(goroot(release))
     module = f"{TOOLCHAIN_MODULE}@v0.0.1-go{release}"
-    cleanup = "rm -rf /tmp/arena-gotoolchain" + (f" {shlex.quote(ca_file)}" if ca_file else "")
+    cleanup = "rm -rf /tmp/arena-gotoolchain /tmp/arena-gotoolchain.json" + (f" {shlex.quote(ca_file)}" if ca_file else "")
     return f"""set -eu
 trap '{cleanup}' EXIT
 export GOMODCACHE=/tmp/arena-gotoolchain GOFLAGS=-modcacherw GOTOOLCHAIN=local GO111MODULE=on
 export GOPROXY="${{GOPROXY:-https://proxy.golang.org}}"
 cd /tmp
 module="{module}.$(go env GOOS)-$(go env GOARCH)"
-dir="$(go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\\(.*\\)",*$/\\1/p')"
-test -n "$dir" && test -x "$dir/bin/go"
+go mod download -json "$module" > /tmp/arena-gotoolchain.json || true
+dir="$(sed -n 's/^[[:space:]]*"Dir": "\\(.*\\)",*$/\\1/p' /tmp/arena-gotoolchain.json)"
+if [ -z "$dir" ] || [ ! -f "$dir/bin/go" ]; then cat /tmp/arena-gotoolchain.json >&2; exit 1; fi
 rm -rf {root}
 cp -a "$dir" {root}
 chmod -R a+rX,go-w {root}
+# module zips keep no permissions: the go command makes these executable when it switches
+chmod a+x {root}/bin/* {root}/pkg/tool/*/*
 ln -sf {root}/bin/go /usr/local/bin/go
 ln -sf {root}/bin/gofmt /usr/local/bin/gofmt
 /usr/local/bin/go version | grep -q "go{re.escape(release)} "
