@@ -88,7 +88,9 @@ def fetch_script(release: str, ca_file: str | None = None) -> str:
     links it first on PATH and leaves no download cache (nor `ca_file`) behind."""
     root = shlex.quote(goroot(release))
     module = f"{TOOLCHAIN_MODULE}@v0.0.1-go{release}"
-    cleanup = "rm -rf /tmp/arena-gotoolchain /tmp/arena-gotoolchain.json" + (f" {shlex.quote(ca_file)}" if ca_file else "")
+    cleanup = "rm -rf /tmp/arena-gotoolchain /tmp/arena-gotoolchain.json"
+    if ca_file:
+        cleanup += f" {shlex.quote(ca_file)}"
     return f"""set -eu
 trap '{cleanup}' EXIT
 export GOMODCACHE=/tmp/arena-gotoolchain GOFLAGS=-modcacherw GOTOOLCHAIN=local GO111MODULE=on

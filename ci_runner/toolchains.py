@@ -205,12 +205,12 @@ def _python(request: ToolchainRequest | None) -> ToolchainChoice:
     # tox never skips the interpreter it cannot find (a skip passes with no test run); nox
     # runs its sessions on the interpreter there is
     env = (("TOX_SKIP_MISSING_INTERPRETERS", "false"), ("NOXFORCEPYTHON", choice.version))
-    note = (
-        f"python{asked} on PATH is Python {choice.version}; nox runs every session on "
-        f"{choice.version} (NOXFORCEPYTHON); tox's py{asked.replace('.', '')} environments "
-        f"find no Python {asked} and fail, never skip"
+    deviation = (
+        f"{choice.deviation}: python{asked} there is Python {choice.version}, nox runs on "
+        f"{choice.version} (NOXFORCEPYTHON), tox's py{asked.replace('.', '')} environments fail "
+        f"for want of Python {asked}"
     )
-    return replace(choice, notes=(*choice.notes, note), shims=shims, env=env)
+    return replace(choice, shims=shims, env=env, deviation=deviation)
 
 
 def _cpp(request: ToolchainRequest | None) -> ToolchainChoice:
