@@ -50,6 +50,9 @@ class CISettings(BaseSettings):
     base_image: str = "arena/base:bookworm"
     debian_mirror: str = "http://deb.debian.org/debian"
     debian_suite: str = "bookworm"
+    # a registry (or mirror) of official images: toolchains come from REGISTRY/python:3.12-
+    # bookworm, golang:1.22.5-bookworm, rust:1.79-bookworm, gcc:13 instead of Debian suites
+    toolchain_registry: str | None = None
     limits: Limits = Field(default_factory=Limits)
     # environment image builds only (setup steps, with network); CI runs never see these
     build_network: str = Field(default="bridge", min_length=1)

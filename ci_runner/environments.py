@@ -32,14 +32,7 @@ from ci_runner.locks import file_lock
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.sandbox.base import SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
-from ci_runner.toolchains import (
-    REQUEST_FILES,
-    ToolchainChoice,
-    ToolchainRequest,
-    choose_toolchain,
-    relaxations,
-    requested_version,
-)
+from ci_runner.toolchains import REQUEST_FILES, ToolchainChoice, toolchain_choice
 from ci_runner.workspace import Workspaces, remove_tree, source_key
 
 Progress = Callable[[str], None]
@@ -258,20 +251,15 @@ class EnvironmentBuilder:
             for name in REQUEST_FILES
             if (text := self._workspaces.read_text(spec.repo, spec.commit, name)) is not None
         }
-        request = (
-            ToolchainRequest(spec.toolchain_request, "the job")
-            if spec.toolchain_request
-            else requested_version(spec.language, files)
+        return toolchain_choice(
+            spec.language, spec.toolchain_request, files, self._settings.toolchain_registry
         )
-        choice = choose_toolchain(spec.language, request)
-        extra = relaxations(spec.language, choice, files)
-        return ToolchainChoice(choice.suite, choice.version, choice.notes + extra)
 
     def state(self, spec: EnvironmentSpec) -> EnvironmentState | None:
         """The environment's state, building nothing; None when the pipeline has no setup."""
         if not spec.pipeline.setup:
             return None
-        toolchain = self._images.find(spec.language, self.toolchain_for(spec).suite)
+        toolchain = self._images.find_toolchain(spec.language, self.toolchain_for(spec))
         toolchain_id = self._images.find_id(toolchain) if toolchain else None
         if toolchain_id is None:
             return EnvironmentState(tag=None, built=False, error=None)
@@ -289,8 +277,8 @@ class EnvironmentBuilder:
         A build that failed before fails again with its recorded error, unless `retry`:
         a broken setup step is a property of the task, not worth a rebuild on every run.
         """
-        suite = self.toolchain_for(spec).suite
-        toolchain = self._images.ensure(spec.language, progress, suite=suite)
+        choice = self.toolchain_for(spec)
+        toolchain = self._images.ensure_toolchain(spec.language, choice, progress)
         toolchain_id = self._images.image_id(toolchain)
         key = spec.key(toolchain_id)
         tag = spec.tag(toolchain_id)

@@ -1,16 +1,21 @@
 """Per-language CI images, built from a base image and tagged by a hash of their recipe.
 
 A changed recipe (or base) gives a new tag and so a rebuild; an unchanged one is reused.
-Where no registry is reachable the base is bootstrapped offline with debootstrap.
+Where no registry is reachable the base is bootstrapped offline with debootstrap. A toolchain
+choice (ci_runner.toolchains) may add to a language's image: Debian packages (clang), shims
+and variables, a Go release fetched from the module proxy, or an official image as the base.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +27,9 @@ import docker.errors
 from ci_runner.config import CISettings
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import ImageError
+from ci_runner.go_toolchain import fetch_script
 from ci_runner.locks import file_lock
+from ci_runner.toolchains import ToolchainChoice
 
 # an environment image (ci_runner.environments) carries this label: its warm caches sit in its
 # own writable layer (nothing else there is writable by the sandbox user), so its sandboxes
@@ -39,6 +46,15 @@ LANGUAGE_PACKAGES: dict[str, tuple[str, ...]] = {
     "cpp": ("g++", "cmake", "make", "ccache"),
 }
 LANGUAGES = tuple(LANGUAGE_PACKAGES)
+# on an official image the toolchain is there already: only what the CI steps need beside it
+OFFICIAL_PACKAGES: dict[str, tuple[str, ...]] = {
+    "python": (),
+    "go": (),
+    "rust": (),
+    "cpp": ("cmake", "make", "ccache"),
+}
+_FETCH_CA = "/tmp/arena-ca.crt"  # deleted before the commit
+_FETCH_TIMEOUT_S = 900
 
 Progress = Callable[[str], None]
 
@@ -57,11 +73,17 @@ class ImageRecipe:
         return f"arena/ci-{self.language}:{digest}"
 
 
-def recipe_for(language: str, base_image: str) -> ImageRecipe:
-    """The Dockerfile of a language's CI image: Debian toolchains, git, an unprivileged user."""
+def recipe_for(
+    language: str, base_image: str, choice: ToolchainChoice | None = None
+) -> ImageRecipe:
+    """The Dockerfile of a language's CI image: Debian toolchains, git, an unprivileged user,
+    and what a toolchain choice adds (packages, shims, variables; an official image's own)."""
     if language not in LANGUAGE_PACKAGES:
         raise ImageError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
-    packages = " ".join(sorted(COMMON_PACKAGES + LANGUAGE_PACKAGES[language]))
+    official = choice is not None and choice.image is not None
+    own = OFFICIAL_PACKAGES[language] if official else LANGUAGE_PACKAGES[language]
+    extra = choice.packages if choice else ()
+    packages = " ".join(sorted(set(COMMON_PACKAGES + own + extra)))
     dockerfile = f"""FROM {base_image}
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 RUN apt-get update \\
@@ -71,6 +93,14 @@ RUN useradd --uid {SANDBOX_UID} --user-group --home-dir {SANDBOX_HOME} --shell /
  && mkdir -p {WORKSPACE} {SANDBOX_HOME} && chown arena:arena {WORKSPACE} {SANDBOX_HOME}
 WORKDIR {WORKSPACE}
 """
+    if official and language == "python":
+        dockerfile += "RUN python3 -m pip install --no-cache-dir pytest\n"
+    if choice is not None:
+        for name, target in choice.shims:
+            dockerfile += f"RUN ln -sf {target} /usr/local/bin/{name}\n"
+        if choice.env:
+            pairs = " ".join(f"{k}={json.dumps(v)}" for k, v in choice.env)
+            dockerfile += f"ENV {pairs}\n"
     return ImageRecipe(language=language, dockerfile=dockerfile)
 
 
@@ -205,6 +235,128 @@ class ImageBuilder:
             self._build(recipe, tag, progress)
         return tag
 
+    def find_toolchain(self, language: str, choice: ToolchainChoice) -> str | None:
+        """The tag of the image `choice` builds for `language`, if built; builds nothing."""
+        if not choice.adds_to_suite:
+            return self.find(language, choice.suite)
+        base = choice.image or self.base_name(choice.suite)
+        base_id = self._image_id(base)
+        if base_id is None:
+            return None
+        tag = recipe_for(language, base, choice).tag(base_id)
+        if choice.go_release and self._image_id(tag):
+            tag = self._go_tag(language, tag, choice.go_release)
+        return tag if self._image_id(tag) else None
+
+    def ensure_toolchain(
+        self, language: str, choice: ToolchainChoice, progress: Progress = _quiet
+    ) -> str:
+        """The tag of the image `choice` builds for `language`: the suite's language image,
+        plus its packages, shims and variables, on an official image if it names one, with
+        its Go release fetched from the module proxy (once, with the build network)."""
+        if not choice.adds_to_suite:
+            return self.ensure(language, progress, suite=choice.suite)
+        if choice.image is not None:
+            base = choice.image
+            base_id = self._pull(base, progress)
+        else:
+            base = self.base_name(choice.suite)
+            base_id = self.ensure_base(progress, choice.suite)
+        recipe = recipe_for(language, base, choice)
+        tag = recipe.tag(base_id)
+        if not self._image_id(tag):
+            with file_lock(
+                self._settings.cache_dir
+                / "locks"
+                / f"image-{tag.replace(':', '-').replace('/', '-')}.lock"
+            ):
+                if not self._image_id(tag):
+                    progress(f"building {tag}")
+                    self._build(recipe, tag, progress)
+        if choice.go_release:
+            return self._with_go(language, tag, choice.go_release, progress)
+        return tag
+
+    def _pull(self, name: str, progress: Progress) -> str:
+        found = self._image_id(name)
+        if found:
+            return found
+        progress(f"pulling {name}")
+        try:
+            self._client.images.pull(name)
+        except ENGINE_ERRORS as exc:
+            raise ImageError(
+                f"cannot pull toolchain image {name} ({exc}); unset ARENA_TOOLCHAIN_REGISTRY "
+                "to use Debian's toolchains"
+            ) from exc
+        return self.image_id(name)
+
+    def _go_tag(self, language: str, source: str, release: str) -> str:
+        source_id = self.image_id(source)
+        digest = hashlib.sha256(
+            f"{source_id}\n{fetch_script(release, _FETCH_CA)}".encode()
+        ).hexdigest()[:12]
+        return f"arena/ci-{language}:{digest}-go{release}"
+
+    def _with_go(self, language: str, source: str, release: str, progress: Progress) -> str:
+        """`source` with Go `release` fetched from the module proxy, committed as an image.
+
+        A container (not a Dockerfile) does the fetch, so that the build's CA bundle goes in
+        beside it and is gone before the commit, as in an environment build.
+        """
+        tag = self._go_tag(language, source, release)
+        if self._image_id(tag):
+            return tag
+        with file_lock(self._settings.cache_dir / "locks" / f"go-{release}.lock"):
+            if self._image_id(tag):
+                return tag
+            progress(f"fetching Go {release} from the module proxy into {tag}")
+            self._fetch_go(source, release, tag)
+        return tag
+
+    def _fetch_go(self, source: str, release: str, tag: str) -> None:
+        ca = self._settings.build_ca_bundle
+        env = dict(self._settings.build_env)
+        if ca is not None:
+            if not ca.is_file():
+                raise ImageError(f"ARENA_BUILD_CA_BUNDLE={ca} is not a file")
+            env["SSL_CERT_FILE"] = _FETCH_CA
+        try:
+            config = self._client.images.get(source).attrs.get("Config") or {}
+            container = self._client.containers.create(
+                source,
+                command=["sleep", str(_FETCH_TIMEOUT_S)],  # an orphan stops by itself
+                detach=True,
+                user="root",
+                network_mode=self._settings.build_network,
+                labels={"arena.image.build": tag},
+            )
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"cannot create a container to fetch Go {release}: {exc}") from exc
+        try:
+            if ca is not None:
+                container.put_archive("/tmp", _tar_of("arena-ca.crt", ca.read_bytes()))
+            container.start()
+            code, output = container.exec_run(
+                ["sh", "-c", fetch_script(release, _FETCH_CA)], environment=env, user="root"
+            )
+            if code != 0:
+                text = output if isinstance(output, bytes) else b"".join(output or ())
+                tail = text.decode(errors="replace")[-2000:]
+                raise ImageError(f"fetching Go {release} from the module proxy failed:\n{tail}")
+            repository, _, version = tag.rpartition(":")
+            cmd = config.get("Cmd")
+            container.commit(
+                repository=repository,
+                tag=version,
+                changes=[f"CMD {json.dumps(cmd)}"] if cmd else ['CMD ["bash"]'],
+            )
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"fetching Go {release} into {tag} failed: {exc}") from exc
+        finally:
+            with contextlib.suppress(*ENGINE_ERRORS):
+                container.remove(force=True)
+
     def _build(self, recipe: ImageRecipe, tag: str, progress: Progress) -> None:
         tail: list[str] = []
         try:
@@ -236,3 +388,13 @@ def _run(command: list[str]) -> None:
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-2000:]
         raise ImageError(f"{command[0]} failed with exit code {done.returncode}:\n{tail}")
+
+
+def _tar_of(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        info.mode = 0o644
+        tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

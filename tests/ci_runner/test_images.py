@@ -4,6 +4,7 @@ import pytest
 
 from ci_runner.errors import ImageError
 from ci_runner.images import LANGUAGES, recipe_for
+from ci_runner.toolchains import toolchain_choice
 
 
 def test_tag_changes_with_the_base_and_the_recipe() -> None:
@@ -29,3 +30,21 @@ def test_unknown_language_is_refused() -> None:
 
 def test_built_images_run_as_a_user_with_a_home(images: dict[str, str]) -> None:
     assert set(images) == set(LANGUAGES)
+
+
+def test_a_toolchain_choice_adds_its_packages_shims_and_variables() -> None:
+    plain = recipe_for("python", "base")
+    assert recipe_for("python", "base", toolchain_choice("python", "3.11", {})) == plain
+    deviating = recipe_for("python", "base", toolchain_choice("python", "3.12", {})).dockerfile
+    assert "RUN ln -sf /usr/bin/python3.13 /usr/local/bin/python3.12" in deviating
+    assert 'ENV TOX_SKIP_MISSING_INTERPRETERS="false" NOXFORCEPYTHON="3.13"' in deviating
+    clang = recipe_for("cpp", "base", toolchain_choice("cpp", "clang", {})).dockerfile
+    assert " clang " in clang and 'CC="clang"' in clang
+
+
+def test_an_official_image_brings_its_own_toolchain() -> None:
+    choice = toolchain_choice("go", "1.22", {}, registry="mirror.example")
+    assert choice.image is not None
+    dockerfile = recipe_for("go", choice.image, choice).dockerfile
+    assert dockerfile.startswith("FROM mirror.example/golang:1.22.12-bookworm\n")
+    assert "golang-go" not in dockerfile
