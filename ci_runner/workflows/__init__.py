@@ -20,6 +20,7 @@ from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.workflows.commands import ReadFile
 from ci_runner.workflows.expressions import ExpressionError, Unsupported, condition
 from ci_runner.workflows.legs import (
+    ANY_JOB,
     JobRef,
     Leg,
     is_linux,
@@ -282,4 +283,11 @@ def _with_step_addopts(step: Step) -> Step:
     return step.model_copy(update={"env": env})
 
 
-__all__ = ["DerivedPipeline", "JobRef", "UnsupportedJob", "WorkflowError", "derive_pipeline"]
+__all__ = [
+    "ANY_JOB",
+    "DerivedPipeline",
+    "JobRef",
+    "UnsupportedJob",
+    "WorkflowError",
+    "derive_pipeline",
+]
