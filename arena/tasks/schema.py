@@ -15,13 +15,14 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_serializer,
     field_validator,
     model_validator,
 )
 
 from ci_runner import Pipeline
-from ci_runner.workflows import JobRef
+from ci_runner.workflows import ANY_JOB, JobRef
 
 
 class Language(StrEnum):
@@ -49,13 +50,36 @@ def language_of(name: str) -> Language | None:
 
 def job_refs(entries: Any) -> list[JobRef]:
     """`ci_name_list` as SwingArena ships it: job names, `[display name, workflow path]` pairs,
-    or such pairs written as Python-repr strings (read with ast.literal_eval), nested in lists."""
+    or such pairs written as Python-repr strings (read with ast.literal_eval), nested in lists.
+
+    A string is read as a literal only when it parses as a list or tuple of names and pairs;
+    any other string is a job name, even one that begins with `[` (`[1.21] test`)."""
     if not isinstance(entries, list | tuple):
         raise ValueError(f"must be a list of job names or [name, workflow] pairs, got {entries!r}")
     refs: list[JobRef] = []
     for entry in entries:
         refs.extend(_entry_refs(entry, depth=0))
     return refs
+
+
+def _literal(text: str) -> list[Any] | tuple[Any, ...] | None:
+    """`text` as a list/tuple literal of names and pairs, or None if it is not one."""
+    if not text.startswith(("[", "(")) or len(text) > _MAX_ENTRY:
+        return None
+    try:
+        parsed = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, list | tuple) and parsed and _names(parsed, 0) else None
+
+
+def _names(value: Any, depth: int) -> bool:
+    """Only non-empty strings, in lists or tuples nested no deeper than a pair in a list."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, list | tuple) and depth < 3:
+        return bool(value) and all(_names(v, depth + 1) for v in value)
+    return False
 
 
 def _entry_refs(entry: Any, depth: int) -> list[JobRef]:
@@ -70,11 +94,7 @@ def _entry_refs(entry: Any, depth: int) -> list[JobRef]:
         text = entry.strip()
         if not text:
             raise ValueError("an entry of ci_name_list is empty")
-        if text.startswith(("[", "(")) and len(text) <= _MAX_ENTRY:
-            try:
-                parsed = ast.literal_eval(text)
-            except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-                raise ValueError(f"entry {text[:80]!r} is not a Python list literal") from exc
+        if (parsed := _literal(text)) is not None:
             return _entry_refs(parsed, depth + 1)
         return [JobRef(text)]
     if isinstance(entry, list | tuple):
@@ -82,7 +102,7 @@ def _entry_refs(entry: Any, depth: int) -> list[JobRef]:
             len(entry) == 2
             and all(isinstance(e, str) for e in entry)
             and _WORKFLOW_PATH.search(entry[1].strip())
-            and not entry[0].lstrip().startswith(("[", "("))
+            and _literal(entry[0].strip()) is None
         ):
             return [JobRef(entry[0].strip(), entry[1].strip())]
         return [ref for e in entry for ref in _entry_refs(e, depth + 1)]
@@ -192,8 +212,13 @@ class Task(BaseModel):
 
     @field_validator("ci_name_list", mode="before")
     @classmethod
-    def _job_refs(cls, value: Any) -> Any:
-        return job_refs(cls._json_list(value))
+    def _job_refs(cls, value: Any, info: ValidationInfo) -> Any:
+        """An empty list (the dataset has such lines) names no job: the repo's own test jobs,
+        across all its workflows, are considered, as for a line without a pipeline."""
+        refs = job_refs(cls._json_list(value))
+        if not refs and info.data.get("pipeline") is None and "pipeline" in info.data:
+            return [JobRef(ANY_JOB)]
+        return refs
 
     @field_serializer("ci_name_list")
     def _pairs(self, refs: tuple[JobRef, ...]) -> list[Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -18,17 +18,28 @@ import yaml
 from ci_runner.errors import CIError
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.workflows.commands import ReadFile
-from ci_runner.workflows.expressions import ExpressionError, Unsupported, condition
+from ci_runner.workflows.expressions import (
+    ExpressionError,
+    Unsupported,
+    condition,
+    interpolate,
+    to_text,
+)
 from ci_runner.workflows.legs import (
+    ANY_JOB,
+    WORKSPACE,
     JobRef,
     Leg,
     is_linux,
     job_legs,
     matches,
+    pull_request_github,
     same_workflow,
     static_contexts,
 )
-from ci_runner.workflows.steps import WORKSPACE, LegSteps, job_env, leg_steps
+from ci_runner.workflows.ranking import NOT_TESTS, Assessment, assess, purposes_of_text
+from ci_runner.workflows.refusals import Refusal, refusal_of
+from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
 
 _GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
@@ -51,19 +62,23 @@ RUNNER_ENV = {
 
 
 class WorkflowError(CIError):
-    """The named job cannot be found or turned into a pipeline."""
+    """The named job cannot be found or turned into a pipeline; `reason` is what an import
+    report counts the task's line under."""
 
-    reason = "no usable CI job"  # what an import report counts the task's line under
+    reason: str = Refusal.UNUSABLE
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        if reason is not None:
+            self.reason = reason
 
 
 class UnsupportedJob(WorkflowError):
-    """The named job needs something Arena does not provide (conda): no leg is dropped
-    silently into a wrong environment; the task is refused with this reason."""
+    """No listed or fallback leg can give a pipeline, for a reason in a refusal category
+    (`Refusal`: Windows or macOS only, needs conda, needs Docker in the job, no test job):
+    no leg is dropped silently into a wrong environment, nor a lint job taken instead."""
 
-    reason = "conda job (unsupported)"
-
-
-CONDA_DROPPED = "dropped: needs conda"
+    reason: str = Refusal.NO_TEST_JOB
 
 
 @dataclass(frozen=True)
@@ -76,98 +91,249 @@ class DerivedPipeline:
     toolchain_request: str | None = None  # the toolchain version the job asks for
 
 
+@dataclass(frozen=True)
+class LegRecord:
+    """One leg considered, for the task, the import report and the Tasks page."""
+
+    leg: str  # display name as GitHub shows it
+    workflow: str  # workflow file path
+    job_id: str
+    kept: bool  # a usable candidate?
+    why: str  # why kept (rank reasons) or rejected
+    category: str | None = None  # for a rejected leg: its refusal category (`Refusal`)
+    rank: int | None = None  # 0 = best candidate; None when rejected or beyond max_candidates
+
+
+@dataclass(frozen=True)
+class DerivedJobs:
+    candidates: tuple[DerivedPipeline, ...]  # usable legs, best first, at most max_candidates
+    considered: tuple[LegRecord, ...]  # every leg looked at
+    notes: tuple[str, ...]
+
+    @property
+    def best(self) -> DerivedPipeline:
+        return self.candidates[0]
+
+
 def _no_file(_: str) -> str | None:
     return None
 
 
-def _documents(workflows: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+def _documents(workflows: Mapping[str, str], notes: list[str]) -> dict[str, dict[str, Any]]:
     documents = {}
     for path, text in sorted(workflows.items()):
         try:
             document = load_yaml(text)
         except yaml.YAMLError as exc:
-            raise WorkflowError(f"{path} is not valid YAML: {exc}") from exc
+            notes.append(f"{path} is not valid YAML: {exc}")
+            continue
         if isinstance(document, dict) and isinstance(document.get("jobs"), dict):
             documents[path] = document
     return documents
 
 
-def _candidates(
+_REUSABLE = re.compile(r"^\./(?P<path>\.github/workflows/[^@]+\.ya?ml)$")
+
+
+def _workflow_legs(
+    documents: dict[str, dict[str, Any]], path: str, contexts: dict[str, Any], notes: list[str]
+) -> list[Leg]:
+    """Every leg of a workflow file; a job calling a reusable workflow of the same repo gives
+    the called workflow's legs (with the call's inputs), named as the dataset names them."""
+    legs: list[Leg] = []
+    for job_id, job in documents[path]["jobs"].items():
+        if not isinstance(job, dict):
+            continue
+        try:
+            found = job_legs(path, str(job_id), job, contexts)
+        except Unsupported as exc:
+            notes.append(f"job {job_id} ({path}): legs not expanded: {exc}")
+            continue
+        for caller in found:
+            if "uses" not in job:
+                legs.append(caller)
+                continue
+            legs.extend(_called_legs(documents, caller, contexts, notes))
+    return legs
+
+
+def _called_legs(
+    documents: dict[str, dict[str, Any]], caller: Leg, contexts: dict[str, Any], notes: list[str]
+) -> list[Leg]:
+    uses = to_text(caller.job.get("uses")).strip()
+    called = _REUSABLE.match(uses)
+    if called is None or called["path"] not in documents:
+        notes.append(f"job {caller.job_id} ({caller.workflow}): calls {uses}, not readable here")
+        return []
+    inputs = _call_inputs(documents[called["path"]], caller, contexts)
+    legs: list[Leg] = []
+    for job_id, job in documents[called["path"]]["jobs"].items():
+        if not isinstance(job, dict) or "uses" in job:
+            continue
+        try:
+            inner = job_legs(called["path"], str(job_id), job, {**contexts, "inputs": inputs})
+        except Unsupported as exc:
+            notes.append(f"job {job_id} ({called['path']}): legs not expanded: {exc}")
+            continue
+        legs.extend(
+            replace(leg, via=caller.workflow, caller=caller.display_name, inputs=inputs)
+            for leg in inner
+        )
+    return legs
+
+
+def _call_inputs(called: dict[str, Any], caller: Leg, contexts: dict[str, Any]) -> dict[str, Any]:
+    """A reusable workflow's `inputs`: its declared defaults, then the caller's `with:`."""
+    on = called.get("on")  # YAML 1.2: `on` is a string key
+    call = on.get("workflow_call") if isinstance(on, dict) else None
+    declared = call.get("inputs") if isinstance(call, dict) else None
+    values: dict[str, Any] = {}
+    for key, spec in (declared or {}).items() if isinstance(declared, dict) else ():
+        if isinstance(spec, dict) and "default" in spec:
+            values[str(key)] = spec["default"]
+    given = caller.job.get("with")
+    leg_contexts = {**contexts, "matrix": caller.matrix}
+    for key, value in (given or {}).items() if isinstance(given, dict) else ():
+        try:
+            values[str(key)] = interpolate(to_text(value), leg_contexts)
+        except (Unsupported, ExpressionError):
+            values[str(key)] = ""
+    return values
+
+
+@dataclass
+class _Considered:
+    leg: Leg
+    listed: bool
+    order: int
+    steps: LegSteps | None = None
+    contexts: dict[str, Any] = field(default_factory=dict)
+    why: str = ""
+    category: Refusal | None = None
+    assessment: Assessment | None = None
+
+
+def _base_ref(document: dict[str, Any]) -> str:
+    """The branch a pull request targets: the workflow's one named `pull_request` branch, or
+    `main` (the default branch guess)."""
+    on = document.get("on")
+    pull_request = on.get("pull_request") if isinstance(on, dict) else None
+    branches = pull_request.get("branches") if isinstance(pull_request, dict) else None
+    if isinstance(branches, str):
+        branches = [branches]
+    plain = [b for b in branches or [] if isinstance(b, str) and not re.search(r"[*?!\[]", b)]
+    return plain[0] if plain else "main"
+
+
+def _leg_contexts(document: dict[str, Any], leg: Leg, github: Mapping[str, Any]) -> dict[str, Any]:
+    contexts = static_contexts(pull_request_github(github, _base_ref(document)))
+    with_matrix = {**contexts, "matrix": leg.matrix, "inputs": leg.inputs}
+    with_matrix["github"]["job"] = leg.job_id
+    return {**with_matrix, "env": job_env(document, leg, with_matrix)}
+
+
+def _consider(
+    documents: dict[str, dict[str, Any]],
+    item: _Considered,
+    github: Mapping[str, Any],
+    read_file: ReadFile,
+    step_timeout_s: float,
+    notes: list[str],
+) -> None:
+    """Decide whether the leg is usable; fill its steps, why, and category when rejected."""
+    leg = item.leg
+    document = documents[leg.workflow]
+    if not is_linux(leg.runs_on, leg.job):
+        item.why = f"dropped: runs on {leg.runs_on or 'an unknown runner'}, not Linux"
+        item.category = Refusal.WINDOWS_MACOS
+        return
+    try:
+        item.contexts = _leg_contexts(document, leg, github)
+        condition_text = leg.job.get("if")
+        if condition_text is not None:
+            holds = condition(condition_text, item.contexts)
+            if item.listed:
+                verdict = "holds" if holds else "reads false here"
+                notes.append(
+                    f"leg {leg}: the job's if: ({condition_text}) {verdict}; the job is "
+                    "listed, so it ran on the pull request: kept"
+                )
+            elif not holds:
+                item.why = f"dropped: the job's if: ({condition_text}) is false"
+                item.category = Refusal.NO_TEST_JOB
+                return
+    except (Unsupported, ExpressionError) as exc:
+        item.why = f"dropped: {exc}"
+        item.category = Refusal.UNUSABLE
+        return
+    steps = leg_steps(leg, item.contexts, read_file, step_timeout_s, document.get("defaults"))
+    unknown = sorted(item.contexts["github"].unknown)
+    if unknown:
+        steps.notes.append(f"{', '.join(unknown)} not known for a pull request here: read as null")
+    container = leg.job.get("container")
+    if isinstance(container, dict) and container.get("credentials"):
+        steps.docker.append(f"the job's container ({container.get('image')}) is private")
+    elif container:
+        shown = container.get("image") if isinstance(container, dict) else container
+        steps.notes.append(f"the job's container ({shown}) is not used; the CI image is")
+    if services := leg.job.get("services"):
+        shown = ", ".join(map(str, services)) if isinstance(services, dict) else str(services)
+        steps.notes.append(f"the job's services ({shown}) are provided by the environment, if any")
+    item.steps = steps
+    if steps.conda:
+        item.why = f"{CONDA_DROPPED} ({'; '.join(steps.conda)}), which Arena does not support"
+        item.category = Refusal.CONDA
+    elif steps.docker:
+        item.why = f"dropped: needs Docker in the job ({'; '.join(steps.docker)})"
+        item.category = Refusal.DOCKER
+    elif not steps.steps:
+        item.why = "dropped: no run: step is left for a CI run"
+        item.category = Refusal.NO_TEST_JOB
+
+
+CONDA_DROPPED = "dropped: needs conda"
+
+
+def _gather(
     documents: dict[str, dict[str, Any]],
     refs: Sequence[JobRef],
-    contexts: dict[str, Any],
     notes: list[str],
-) -> list[Leg]:
-    legs: list[Leg] = []
-    seen: set[tuple[str, str, str]] = set()
+) -> tuple[list[Leg], dict[str, list[Leg]], bool]:
+    """The legs the entries name, every leg of each workflow file, and whether the entries
+    name no particular job (`ANY_JOB`)."""
+    contexts = static_contexts(pull_request_github({}))
+    every = {path: _workflow_legs(documents, path, contexts, notes) for path in documents}
+    listed: list[Leg] = []
+    seen: set[tuple[str, str, str, str | None]] = set()
+    any_job = any(r.name == ANY_JOB for r in refs)
     for ref in refs:
-        files = [p for p in documents if ref.workflow is None or same_workflow(ref.workflow, p)]
+        if ref.name == ANY_JOB:
+            continue
+        files = [
+            p
+            for p in documents
+            if ref.workflow is None
+            or same_workflow(ref.workflow, p)
+            or any(leg.via and same_workflow(ref.workflow, leg.via) for leg in every[p])
+        ]
         if not files:
             notes.append(f"entry {str(ref)!r}: no such workflow file with jobs")
             continue
         found = False
         for path in files:
-            for job_id, job in documents[path]["jobs"].items():
-                if not isinstance(job, dict):
-                    continue
-                try:
-                    job_legs_found = job_legs(path, str(job_id), job, contexts)
-                except Unsupported as exc:
-                    notes.append(f"job {job_id} ({path}): legs not expanded: {exc}")
-                    job_legs_found = []
-                for leg in job_legs_found:
-                    if not matches(leg, ref):
-                        continue
+            for leg in every[path]:
+                if matches(leg, ref):
                     found = True
-                    key = (leg.workflow, leg.job_id, leg.display_name)
+                    key = (leg.workflow, leg.job_id, leg.display_name, leg.caller)
                     if key not in seen:
                         seen.add(key)
-                        legs.append(leg)
+                        listed.append(leg)
         if not found:
             notes.append(f"entry {str(ref)!r}: no job leg has this name")
-    return legs
+    return listed, every, any_job
 
 
-def _leg_contexts(document: dict[str, Any], leg: Leg, contexts: dict[str, Any]) -> dict[str, Any]:
-    with_matrix = {**contexts, "matrix": leg.matrix}
-    return {**with_matrix, "env": job_env(document, leg, with_matrix)}
-
-
-def _consider(
-    document: dict[str, Any],
-    leg: Leg,
-    contexts: dict[str, Any],
-    read_file: ReadFile,
-    step_timeout_s: float,
-) -> tuple[LegSteps | None, dict[str, Any], str]:
-    """The leg's steps if it is usable, and why it is kept or dropped."""
-    if "uses" in leg.job:
-        return None, contexts, "dropped: calls a reusable workflow"
-    if not is_linux(leg.runs_on, leg.job):
-        return None, contexts, f"dropped: runs on {leg.runs_on or 'an unknown runner'}, not Linux"
-    try:
-        leg_contexts = _leg_contexts(document, leg, contexts)
-        if not condition(leg.job.get("if"), leg_contexts):
-            return None, leg_contexts, f"dropped: the job's if: ({leg.job.get('if')}) is false"
-    except (Unsupported, ExpressionError) as exc:
-        return None, contexts, f"dropped: {exc}"
-    steps = leg_steps(leg, leg_contexts, read_file, step_timeout_s, document.get("defaults"))
-    for key in ("container", "services"):
-        if leg.job.get(key):
-            shown = leg.job[key] if key == "container" else ", ".join(map(str, leg.job[key]))
-            steps.notes.append(f"the job's {key} ({shown}) is not provided; the CI image is used")
-    if not steps.steps:
-        return None, leg_contexts, "dropped: no run: step is left for a CI run"
-    if not steps.test_runners:
-        return None, leg_contexts, "dropped: no step runs tests"
-    if steps.conda:
-        needs = "; ".join(steps.conda)
-        return None, leg_contexts, f"{CONDA_DROPPED} ({needs}), which Arena does not support"
-    runners = ", ".join(f"{n} ({r})" for n, r in steps.test_runners.items())
-    return steps, leg_contexts, f"kept: Linux ({leg.runs_on}), runs tests in {runners}"
-
-
-def derive_pipeline(
+def derive_pipelines(
     workflows: Mapping[str, str],
     refs: Sequence[JobRef | str],
     language: str,
@@ -175,42 +341,165 @@ def derive_pipeline(
     read_file: ReadFile = _no_file,
     github: Mapping[str, Any] | None = None,
     step_timeout_s: float = 1800,
-) -> DerivedPipeline:
-    """The first usable leg the entries name, as a pipeline; raises WorkflowError if none is."""
-    documents = _documents(workflows)
-    job_refs = [JobRef(r) if isinstance(r, str) else r for r in refs]
+    max_candidates: int = 8,
+) -> DerivedJobs:
+    """Every usable leg the entries name, ranked by how likely it runs the project's tests
+    (see `ranking`), as pipelines; raises `UnsupportedJob` (reason: its `Refusal` category)
+    when there is none, or `WorkflowError` when the workflows cannot be read.
+
+    Listed legs come first; Linux legs of a listed job that runs on Windows/macOS, and, when
+    no listed leg is usable (or the entries name none), every other leg of the same workflow
+    files (all of them for `ANY_JOB`) are considered too, as fallbacks. `github` completes the
+    context of a pull request from a fork (`repository`, `sha`...).
+    """
     notes: list[str] = []
-    contexts = static_contexts(
-        {"workspace": WORKSPACE, "event_name": "pull_request", **(github or {})}
-    )
-    chosen: tuple[Leg, LegSteps] | None = None
-    conda_legs: list[str] = []
-    for leg in _candidates(documents, job_refs, contexts, notes):
-        steps, _, verdict = _consider(
-            documents[leg.workflow], leg, contexts, read_file, step_timeout_s
+    documents = _documents(workflows, notes)
+    job_refs = [JobRef(r) if isinstance(r, str) else r for r in refs]
+    given = {k: v for k, v in (github or {}).items() if k != "event_name"}
+    listed, every, any_job = _gather(documents, job_refs, notes)
+    items: list[_Considered] = []
+    seen: set[tuple[str, str, str, str | None]] = set()
+
+    def consider(leg: Leg, is_listed: bool) -> None:
+        key = (leg.workflow, leg.job_id, leg.display_name, leg.caller)
+        if key in seen:
+            return
+        seen.add(key)
+        item = _Considered(leg=leg, listed=is_listed, order=len(items))
+        _consider(documents, item, given, read_file, step_timeout_s, notes)
+        items.append(item)
+
+    for leg in listed:
+        consider(leg, True)
+    # the Linux legs of a listed job that runs on Windows/macOS: the same job, on Linux
+    for item in list(items):
+        if item.category is Refusal.WINDOWS_MACOS:
+            for leg in every.get(item.leg.workflow, []):
+                same_job = (leg.job_id, leg.caller) == (item.leg.job_id, item.leg.caller)
+                if same_job and is_linux(leg.runs_on, leg.job):
+                    consider(leg, False)
+    if any_job or not any(i.category is None for i in items):
+        paths = (
+            list(documents)
+            if any_job or not listed
+            else sorted({leg.workflow for leg in listed} | {leg.via for leg in listed if leg.via})
         )
-        notes.append(f"leg {leg}: {verdict}")
-        if verdict.startswith(CONDA_DROPPED):
-            conda_legs.append(f"leg {leg}: {verdict}")
-        if steps is not None and chosen is None:
-            chosen = (leg, steps)
-    if chosen is None:
-        known = ", ".join(sorted(workflows)) or "no workflow files"
-        wanted = ", ".join(str(r) for r in job_refs)
-        if conda_legs:  # the job would have run, in an environment Arena cannot make
-            raise UnsupportedJob(
-                f"the Linux test job among {wanted} needs conda, which Arena does not "
-                f"support: {'; '.join(conda_legs[:3])}"
+        for path in paths:
+            for leg in every.get(path, []):
+                if is_linux(leg.runs_on, leg.job):
+                    consider(leg, False)
+    return _ranked(items, job_refs, workflows, language, notes, max_candidates)
+
+
+def _ranked(
+    items: list[_Considered],
+    refs: Sequence[JobRef],
+    workflows: Mapping[str, str],
+    language: str,
+    notes: list[str],
+    max_candidates: int,
+) -> DerivedJobs:
+    kept = [i for i in items if i.category is None and i.steps is not None]
+    for item in kept:
+        item.assessment = _assess(item, language)
+    ordered = sorted(kept, key=lambda i: i.assessment.key if i.assessment else ())
+    if all(i.assessment is not None and i.assessment.tier == 3 for i in ordered):
+        for item in ordered:  # never a lint or docs job alone
+            item.category = Refusal.NO_TEST_JOB
+            item.why = f"dropped: {item.assessment.why if item.assessment else ''}; no test leg"
+        ordered = []
+    ranks = {id(item): rank for rank, item in enumerate(ordered)}
+    considered = []
+    for item in items:
+        rank = ranks.get(id(item))
+        if rank is not None and item.assessment is not None:
+            linux = f"Linux ({item.leg.runs_on})" if item.leg.runs_on else "Linux"
+            item.why = f"kept: {linux}, rank {rank}: {item.assessment.why}"
+        considered.append(
+            LegRecord(
+                leg=item.leg.display_name,
+                workflow=item.leg.workflow,
+                job_id=item.leg.job_id,
+                kept=rank is not None,
+                why=item.why,
+                category=None if rank is not None else item.category,
+                rank=rank if rank is not None and rank < max_candidates else None,
             )
+        )
+        notes.append(f"leg {item.leg}: {item.why}")
+    if not ordered:
+        raise _refusal(items, refs, workflows, notes)
+    candidates = tuple(_pipeline(item, language, notes) for item in ordered[:max_candidates])
+    return DerivedJobs(candidates=candidates, considered=tuple(considered), notes=tuple(notes))
+
+
+def _assess(item: _Considered, language: str) -> Assessment:
+    assert item.steps is not None
+    steps, leg = item.steps, item.leg
+    names = " ".join(
+        [leg.display_name, leg.job_id, *(to_text(v) for v in leg.matrix.values())]
+        + ([leg.caller] if leg.caller else [])
+    )
+    toxenv = item.contexts["env"].get("TOXENV")
+    runner_runs = [s.run for s in steps.steps if s.name in steps.test_runners]
+    toxenvs = [s.env["TOXENV"] for s in steps.steps if "TOXENV" in s.env]
+    toxenvs += [toxenv] if toxenv else []
+    return assess(
+        names=names,
+        runner_runs=runner_runs + [f"TOXENV={env}" for env in toxenvs],
+        other_runs=[s.run for s in steps.steps if s.name not in steps.test_runners],
+        runners=list(steps.test_runners.values()),
+        language=language,
+        fallback=not item.listed,
+        version=steps.toolchain_request or _matrix_version(leg.matrix),
+        order=item.order,
+    )
+
+
+_LEADS = {
+    Refusal.CONDA: "the Linux test job among {} needs conda, which Arena does not support",
+    Refusal.DOCKER: "the Linux test job among {} needs Docker in the job, which Arena does "
+    "not provide",
+    Refusal.WINDOWS_MACOS: "every test job among {} runs on Windows or macOS, not Linux",
+}
+
+
+def _refusal(
+    items: list[_Considered],
+    refs: Sequence[JobRef],
+    workflows: Mapping[str, str],
+    notes: list[str],
+) -> WorkflowError:
+    known = ", ".join(sorted(workflows)) or "no workflow files"
+    wanted = ", ".join(str(r) for r in refs) or "(no job named)"
+    if not items:
         detail = "; ".join(notes[-6:]) or "nothing matched"
-        raise WorkflowError(f"no usable Linux test job among {wanted} in {known}: {detail}")
-    leg, steps = chosen
-    notes.append(f"chosen: leg {leg}")
+        return WorkflowError(f"no job leg among {wanted} in {known}: {detail}")
+    categories = [i.category for i in items if i.category is not None]
+    listed_test_like = [
+        i.category
+        for i in items
+        if i.listed and not purposes_of_text(f"{i.leg.display_name} {i.leg.job_id}") & NOT_TESTS
+    ]
+    category = refusal_of(categories, listed_test_like)
+    if category in _LEADS:
+        shown = [f"leg {i.leg}: {i.why}" for i in items if i.category is category][:3]
+        return UnsupportedJob(f"{_LEADS[category].format(wanted)}: {'; '.join(shown)}", category)
+    shown = [f"leg {i.leg}: {i.why}" for i in items][:6]
+    message = f"no usable Linux test job among {wanted} in {known}: {'; '.join(shown)}"
+    if category is Refusal.UNUSABLE:
+        return WorkflowError(message)
+    return UnsupportedJob(message, category)
+
+
+def _pipeline(item: _Considered, language: str, shared: list[str]) -> DerivedPipeline:
+    assert item.steps is not None
+    leg, steps = item.leg, item.steps
+    notes = [*shared, f"chosen: leg {leg}"]
     notes.extend(f"  {note}" for note in steps.notes)
-    leg_contexts = _leg_contexts(documents[leg.workflow], leg, contexts)
     setup, ci_steps = _through_last_test(steps, notes)
     report, report_env, ci_steps = _report_for(language, ci_steps, steps.test_runners, notes)
-    env = {**RUNNER_ENV, **leg_contexts["env"]}
+    env = {**RUNNER_ENV, **item.contexts["env"]}
     for key, value in report_env.items():
         env[key] = f"{env[key]} {value}" if key == "PYTEST_ADDOPTS" and key in env else value
     pipeline = Pipeline(steps=tuple(ci_steps), report=report, env=env, setup=tuple(setup))
@@ -222,6 +511,27 @@ def derive_pipeline(
         notes=tuple(notes),
         toolchain_request=steps.toolchain_request or _matrix_version(leg.matrix),
     )
+
+
+def derive_pipeline(
+    workflows: Mapping[str, str],
+    refs: Sequence[JobRef | str],
+    language: str,
+    *,
+    read_file: ReadFile = _no_file,
+    github: Mapping[str, Any] | None = None,
+    step_timeout_s: float = 1800,
+) -> DerivedPipeline:
+    """The best candidate of `derive_pipelines`; raises WorkflowError if there is none."""
+    return derive_pipelines(
+        workflows,
+        refs,
+        language,
+        read_file=read_file,
+        github=github,
+        step_timeout_s=step_timeout_s,
+        max_candidates=1,
+    ).best
 
 
 _MATRIX_VERSIONS = ("python-version", "python", "go-version", "go", "rust", "toolchain")
@@ -239,7 +549,10 @@ def _matrix_version(matrix: dict[str, Any]) -> str | None:
 
 
 def _through_last_test(steps: LegSteps, notes: list[str]) -> tuple[list[Step], list[Step]]:
-    """Steps after the last one that runs tests (uploads, reports) only add ways to fail."""
+    """Steps after the last one that runs tests (uploads, reports) only add ways to fail;
+    when no step is recognised as running tests, every step is the job's own and is kept."""
+    if not steps.test_runners:
+        return list(steps.setup), list(steps.steps)
     last = max(i for i, name in enumerate(steps.order) if name in steps.test_runners)
     after = set(steps.order[last + 1 :])
     for name in steps.order[last + 1 :]:
@@ -271,7 +584,7 @@ def _report_for(
         raise WorkflowError(f"no report rule for language {language!r}")
     if language == "go":
         steps = [s.model_copy(update={"run": _GO_TEST.sub("go test -json", s.run)}) for s in steps]
-    testing = [s for s in steps if s.name in runners]
+    testing = [s for s in steps if s.name in runners] or steps
     return ReportSpec(format=formats[language], step=testing[-1].name), {}, steps
 
 
@@ -282,4 +595,15 @@ def _with_step_addopts(step: Step) -> Step:
     return step.model_copy(update={"env": env})
 
 
-__all__ = ["DerivedPipeline", "JobRef", "UnsupportedJob", "WorkflowError", "derive_pipeline"]
+__all__ = [
+    "ANY_JOB",
+    "DerivedJobs",
+    "DerivedPipeline",
+    "JobRef",
+    "LegRecord",
+    "Refusal",
+    "UnsupportedJob",
+    "WorkflowError",
+    "derive_pipeline",
+    "derive_pipelines",
+]

@@ -21,6 +21,10 @@ TEST_RUNNERS = re.compile(
     r"|make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)"
     r"|ninja\s+(?:-\S+\s+)*test|meson\s+test|python\d*(?:\.\d+)?\s+-m\s+unittest"
     r"|cmake\s+--build\s+\S+\s+--target\s+test"
+    r"|just\s+(?:-\S+\s+)*(?:test|tests|unittest)|bazel\s+test|rake\s+test|rspec"
+    r"|(?:hatch|pdm|poetry|uv|pixi)\s+run\s+(?:[\w-]+:)?(?:test|tests|unittest)"
+    r"|(?:ruby|python\d*(?:\.\d+)?|node|bash|sh|perl)\s+(?:-\S+\s+)*"
+    r"(?:\S*/)?(?:tests?/\S+|test_\S+|\S+_test|run[-_]?tests?)\.(?:rb|py|js|sh|pl)"
     r")(?=$|[\s;&|)`'\"])",
     re.MULTILINE,
 )
@@ -29,14 +33,43 @@ _SUDO = re.compile(r"(?:^|(?<=[\s;&|(]))sudo\s+(?:-u\s+\S+\s+|-[A-Za-z]+\s+)*")
 _INSTALL = re.compile(
     r"^(?:(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*)(?:"
     r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+install\b"
-    r"|pipx\s+install\b|poetry\s+install\b|pdm\s+install\b|pipenv\s+install\b"
+    r"|pipx\s+install\b|poetry\s+(?:-\S+\s+\S+\s+)*install\b|pdm\s+install\b|pipenv\s+install\b"
     r"|uv\s+(?:pip\s+install|sync|tool\s+install|venv)\b"
     r"|(?:apt|apt-get|aptitude)\s+(?:-\S+\s+)*(?:install|update|upgrade|build-dep)\b"
     r"|(?:add-apt-repository|apt-add-repository|dpkg\s+-i)\b"
     r"|go\s+(?:mod\s+(?:download|vendor)|get|install)\b"
     r"|cargo\s+(?:\+\S+\s+)?(?:fetch|install)\b|rustup\b"
     r"|git\s+clone\b|wget\b|curl\b|vcpkg\s+install\b|conan\s+install\b"
+    r"|poetry\s+(?:-\S+\s+\S+\s+)*(?:add|lock|env\s+use|self\s+add)\b"
+    r"|gem\s+install\b|(?:npm|pnpm|yarn)\s+(?:-\S+\s+)*(?:install|ci|add)\b|npm\s+i\b"
     r")"
+)
+# side effects on the system (links, copies into system paths): setup, run once at build time
+_SYSTEM = re.compile(
+    r"^(?:(?:ln|cp|mv|mkdir|install|chmod|chown|tee|touch|rm)\s.*\s"
+    r"/(?:usr|etc|opt|bin|sbin|lib|lib64|var|root|srv)(?:/|\s|$)"
+    r"|(?:update-alternatives|ldconfig|locale-gen|update-locale|sysctl|useradd|groupadd"
+    r"|usermod|update-ca-certificates)\b)"
+)
+# installs from registries that the environment build may not reach: tried, not required
+_MAYBE_UNREACHABLE = re.compile(r"\b(gem|npm|pnpm|yarn)\s+(?:-\S+\s+)*(?:install|ci|add|i)\b")
+# commands that only exist on macOS or Windows runners (Homebrew on Linux too: not provided)
+_FOREIGN = re.compile(
+    r"(?:^|[\s;&|(`])(?:brew|choco|winget|scoop|Install-Module|Install-Package|xcode-select"
+    r"|xcrun|softwareupdate|hdiutil|pkgutil|Set-ExecutionPolicy)(?=\s|$)|linuxbrew",
+    re.IGNORECASE,
+)
+_DOCKER = re.compile(
+    r"(?:^|[\s;&|(`])(?:docker(?:-compose)?|podman)\s+(?:-\S+\s+)*[a-z]",
+    re.MULTILINE,
+)
+# a command that only lints, formats or type-checks
+_LINTERS = re.compile(
+    r"^(?:(?:poetry|uv|pdm|hatch|pipenv)\s+run\s+|python\d*(?:\.\d+)?\s+-m\s+|npx\s+)?"
+    r"(?:rubocop|flake8|pflake8|ruff|black|isort|mypy|pyright|pylint|pycodestyle|pydocstyle"
+    r"|golangci-lint|gofmt|staticcheck|go\s+vet|cargo\s+(?:\+\S+\s+)?(?:fmt|clippy)"
+    r"|clang-format|clang-tidy|cpplint|pre-commit|shellcheck|eslint|prettier|codespell"
+    r"|yamllint|markdownlint|actionlint)\b"
 )
 _LOCAL_PROJECT = re.compile(
     r"pip3?\s+install\s+(?:(?:-[^-e\s]\S*|--\S+)\s+)*['\"]?\.(?:\[[^\]]*\])?['\"]?(?:\s|$)"
@@ -97,7 +130,43 @@ def drop_sudo(script: str) -> str:
 
 
 def is_install(command: str) -> bool:
-    return _INSTALL.match(drop_sudo(command)) is not None
+    """The command installs or fetches, or changes the system (setup, run once at build)."""
+    command = drop_sudo(command)
+    return _INSTALL.match(command) is not None or _SYSTEM.match(command) is not None
+
+
+def may_be_unreachable(script: str) -> str | None:
+    """The tool of an install from a registry the build may not reach (gem, npm...)."""
+    found = _MAYBE_UNREACHABLE.search(script)
+    return found[1] if found else None
+
+
+def uses_docker(script: str) -> bool:
+    """The script runs docker, docker-compose, `docker compose` or podman."""
+    return _DOCKER.search("\n".join(logical_lines(script))) is not None
+
+
+def only_lints(script: str) -> bool:
+    """Every command of the script lints, formats or type-checks (or only echoes, cds...)."""
+    commands = [drop_sudo(c) for line in logical_lines(script) for c in _commands(line)]
+    lints = [c for c in commands if _LINTERS.match(c)]
+    return bool(lints) and all(c in lints or _BENIGN.match(c) for c in commands)
+
+
+def without_foreign(script: str) -> tuple[str, list[str]]:
+    """The script without its macOS/Windows-only lines (brew, choco...), and those lines."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    raw_lines = script.splitlines()
+    start = 0
+    for after, line in _line_groups(script):
+        group = raw_lines[start:after]
+        start = after
+        if _FOREIGN.search(line):
+            dropped.append(line)
+        else:
+            kept.extend(group)
+    return "\n".join(kept).strip(), dropped
 
 
 def is_setup(script: str) -> bool:
@@ -137,11 +206,109 @@ def installs_local_project(script: str) -> bool:
     return any(_LOCAL_PROJECT.search(line) for line in logical_lines(script))
 
 
+def _shown(found: re.Match[str]) -> str:
+    return found.group(0).strip().strip(";&|(`'\"/").strip()
+
+
+_TARGET_TOOL = re.compile(
+    r"(?:^|[\s;&|(])(?P<tool>make|gmake|just)\s+(?P<args>[^;&|\n]*)", re.MULTILINE
+)
+_MAKE_RULE = re.compile(r"^(?P<targets>[\w.%/ -]+?)\s*::?(?!=)(?P<deps>[^\n=]*)$", re.MULTILINE)
+_JUST_RECIPE = re.compile(
+    r"^@?(?P<name>[\w-]+)(?P<params>(?:\s+[*+$]?[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|\S+))?)*)\s*:"
+    r"(?!=)(?P<deps>[^\n]*)$",
+    re.MULTILINE,
+)
+_MAX_DEPTH = 6
+
+
+def _target_and_dir(tool: str, args: str, workdir: str) -> tuple[str, str, str | None] | None:
+    """(first target, directory, file named by -f) of a make/just command line."""
+    words = args.split()
+    directory, named, at = workdir, None, 0
+    while at < len(words):
+        word = words[at]
+        if word in ("-C", "--directory", "-d", "--working-directory") and at + 1 < len(words):
+            directory = posixpath.normpath(posixpath.join(directory, words[at + 1]))
+            at += 2
+        elif word in ("-f", "--file", "--justfile") and at + 1 < len(words):
+            named = words[at + 1]
+            at += 2
+        elif word.startswith("-") or "=" in word:
+            at += 1
+        else:
+            target = word.strip("'\"")
+            return (target, directory, named) if re.fullmatch(r"[\w.-]+", target) else None
+    return None
+
+
+def _recipes(tool: str, text: str) -> dict[str, tuple[list[str], str]]:
+    """Each target's (prerequisites, recipe text) in a Makefile or justfile."""
+    pattern = _JUST_RECIPE if tool == "just" else _MAKE_RULE
+    matches = list(pattern.finditer(text))
+    recipes: dict[str, tuple[list[str], str]] = {}
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        body = "\n".join(
+            line for line in text[match.end() : end].splitlines() if line[:1] in ("\t", " ")
+        )
+        deps_text = match["deps"].split("#")[0]
+        deps = re.findall(r"\(\s*([\w-]+)|([\w.-]+)", deps_text)
+        names = [a or b for a, b in deps]
+        targets = [match["name"]] if tool == "just" else match["targets"].split()
+        for target in targets:
+            recipes.setdefault(target, (names, body))
+    return recipes
+
+
+def _target_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
+    """The test runner a `make TARGET` / `just RECIPE` line runs, read from its recipes."""
+    for match in _TARGET_TOOL.finditer(script):
+        tool = "just" if match["tool"] == "just" else "make"
+        found = _target_and_dir(tool, match["args"], workdir)
+        if found is None:
+            continue
+        target, directory, named = found
+        names = (
+            [named]
+            if named
+            else (
+                ["justfile", "Justfile", ".justfile"]
+                if tool == "just"
+                else ["GNUmakefile", "makefile", "Makefile"]
+            )
+        )
+        for name in names:
+            path = posixpath.normpath(posixpath.join(directory, name))
+            if path.startswith(("../", "/")):
+                continue
+            text = read_file(path)
+            if text is None:
+                continue
+            recipes = _recipes(tool, text[: 256 * 1024])
+            pending, seen = [(target, 0)], set()
+            while pending:
+                current, depth = pending.pop(0)
+                if current in seen or current not in recipes or depth > _MAX_DEPTH:
+                    continue
+                seen.add(current)
+                deps, body = recipes[current]
+                if inner := TEST_RUNNERS.search("\n".join(logical_lines(body))):
+                    runner = _shown(inner)
+                    return f"{runner} (in {path}: {match['tool']} {target})"
+                pending.extend((d, depth + 1) for d in deps)
+            break
+    return None
+
+
 def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
-    """The test runner the script runs, directly or through a script file it calls."""
+    """The test runner the script runs: directly, through a make target or just recipe whose
+    recipes it reads, or through a script file it calls."""
     text = "\n".join(logical_lines(script))
     if found := TEST_RUNNERS.search(text):
-        return found.group(0).strip(" \t;&|(`'\"/")
+        return _shown(found)
+    if found_target := _target_runner(text, workdir, read_file):
+        return found_target
     for match in _SCRIPT.finditer(text):
         relative = match["path"] or match["exe"]
         path = posixpath.normpath(posixpath.join(workdir, relative))
@@ -149,5 +316,5 @@ def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
             continue
         body = read_file(path)
         if body is not None and (inner := TEST_RUNNERS.search(body[: 256 * 1024])):
-            return f"{inner.group(0).strip(' ;&|(`/')} (in {path})"
+            return f"{_shown(inner)} (in {path})"
     return None

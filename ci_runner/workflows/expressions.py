@@ -34,6 +34,25 @@ class PartialContext(dict[str, Any]):
         self.name = name
 
 
+class OpenContext(PartialContext):
+    """A context read as GitHub would: a property that is not known is null (falsey), and its
+    name is recorded in `unknown` so the caller can say so. Nested mappings are open too."""
+
+    def __init__(
+        self, name: str, values: Mapping[str, Any], unknown: set[str] | None = None
+    ) -> None:
+        self.unknown: set[str] = set() if unknown is None else unknown
+        super().__init__(
+            name,
+            {
+                key: OpenContext(f"{name}.{key}", value, self.unknown)
+                if isinstance(value, Mapping)
+                else value
+                for key, value in values.items()
+            },
+        )
+
+
 # ---------------------------------------------------------------- tokens
 
 _TOKEN = re.compile(
@@ -339,6 +358,9 @@ def _lookup(target: Any, key: Any) -> Any:
     for existing, value in target.items():
         if existing.lower() == name.lower():
             return value
+    if isinstance(target, OpenContext):
+        target.unknown.add(f"{target.name}.{name}")
+        return None
     if isinstance(target, PartialContext):
         raise Unsupported(f"{target.name}.{name} is not known when deriving a pipeline")
     return None

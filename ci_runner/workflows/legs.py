@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ci_runner.workflows.expressions import (
     ExpressionError,
-    PartialContext,
+    OpenContext,
     Unsupported,
     interpolate,
     to_text,
 )
 from ci_runner.workflows.matrix import Combination, expand_matrix, leg_values_text
 
+WORKSPACE = "/workspace"
 ANY_JOB = "*"  # an entry naming every job: the first Linux leg that runs tests is taken
 _NOT_LINUX = ("windows", "macos", "osx", "darwin")
 
@@ -38,13 +40,83 @@ class Leg:
     matrix: Combination
     display_name: str
     runs_on: str
+    via: str | None = None  # the workflow whose job calls this one's (a reusable workflow)
+    caller: str | None = None  # that calling job's display name
+    inputs: dict[str, Any] = field(default_factory=dict)  # the call's `with:` and defaults
 
     def __str__(self) -> str:
-        return f"{self.display_name!r} ({self.workflow} job {self.job_id})"
+        called = f" called by {self.caller} in {self.via}" if self.via else ""
+        return f"{self.display_name!r} ({self.workflow} job {self.job_id}{called})"
 
 
-def static_contexts(github: dict[str, Any]) -> dict[str, Any]:
-    """The contexts every expression of a derived pipeline may read (matrix and env come later)."""
+FORK_OWNER = "contributor"  # who opened the pull request, from a fork
+PR_NUMBER = 1
+
+
+def pull_request_github(given: Mapping[str, Any], base_ref: str = "main") -> dict[str, Any]:
+    """The `github` context of a `pull_request` (synchronize) run for a pull request from a
+    fork into `base_ref` (the default branch guess), completed by what the caller knows
+    (`repository`, `repository_owner`, `sha`...). What is not here reads as null."""
+    repository = given.get("repository")
+    name = str(repository).split("/")[-1] if repository else "project"
+    head_ref = "arena-pull-request"
+    sha = given.get("sha")
+    fork = {
+        "full_name": f"{FORK_OWNER}/{name}",
+        "name": name,
+        "fork": True,
+        "owner": {"login": FORK_OWNER},
+    }
+    base_repo = {
+        "full_name": repository,
+        "name": name,
+        "fork": False,
+        "owner": {"login": given.get("repository_owner")},
+    }
+    pull_request = {
+        "number": PR_NUMBER,
+        "draft": False,
+        "merged": False,
+        "state": "open",
+        "labels": [],
+        "user": {"login": FORK_OWNER},
+        "head": {"ref": head_ref, "sha": sha, "label": f"{FORK_OWNER}:{head_ref}", "repo": fork},
+        "base": {"ref": base_ref, "sha": sha, "repo": base_repo},
+    }
+    context: dict[str, Any] = {
+        "event_name": "pull_request",
+        "event": {
+            "action": "synchronize",
+            "number": PR_NUMBER,
+            "pull_request": pull_request,
+            "repository": base_repo,
+            "sender": {"login": FORK_OWNER},
+        },
+        "ref": f"refs/pull/{PR_NUMBER}/merge",
+        "ref_name": f"{PR_NUMBER}/merge",
+        "ref_type": "branch",
+        "base_ref": base_ref,
+        "head_ref": head_ref,
+        "actor": FORK_OWNER,
+        "triggering_actor": FORK_OWNER,
+        "server_url": "https://github.com",
+        "api_url": "https://api.github.com",
+        "graphql_url": "https://api.github.com/graphql",
+        "run_id": "1",
+        "run_number": "1",
+        "run_attempt": "1",
+        "retention_days": "90",
+        "token": "",
+        "workspace": WORKSPACE,
+        "action_path": "",
+        "action_repository": "",
+    }
+    return {**context, **given}
+
+
+def static_contexts(github: Mapping[str, Any]) -> dict[str, Any]:
+    """The contexts every expression of a derived pipeline may read (matrix and env come later);
+    `github` is open: a property it does not hold reads as null, and is noted."""
     return {
         "runner": {
             "os": "Linux",
@@ -54,8 +126,10 @@ def static_contexts(github: dict[str, Any]) -> dict[str, Any]:
             "tool_cache": "/opt/hostedtoolcache",
             "debug": "",
         },
-        "github": PartialContext("github", github),
+        "github": OpenContext("github", github),
         "secrets": {},  # unset, as in a pull request from a fork
+        "vars": {},  # configuration variables: unset
+        "inputs": {},  # a workflow_call's inputs, for a called workflow's legs
         "steps": {},  # skipped actions give no outputs
         "strategy": {"fail-fast": True, "job-index": 0, "job-total": 1, "max-parallel": 1},
     }
@@ -127,13 +201,24 @@ def _normal(name: str) -> str:
 
 
 def matches(leg: Leg, ref: JobRef) -> bool:
-    """The entry names this leg: its display name, or the job (by id or name) as a whole."""
-    if ref.workflow is not None and not same_workflow(ref.workflow, leg.workflow):
+    """The entry names this leg: its display name, or the job (by id or name) as a whole.
+
+    A leg of a reusable workflow is named as GitHub shows it (`caller / leg`) or by its own
+    name, with the calling workflow's path or its own."""
+    if ref.workflow is not None and not (
+        same_workflow(ref.workflow, leg.workflow)
+        or (leg.via is not None and same_workflow(ref.workflow, leg.via))
+    ):
         return False
     wanted = _normal(ref.name)
     if wanted == ANY_JOB:
         return True
     if wanted == _normal(leg.display_name) or wanted == _normal(leg.job_id):
+        return True
+    if leg.caller is not None and wanted in (
+        _normal(f"{leg.caller} / {leg.display_name}"),
+        _normal(leg.caller),
+    ):
         return True
     name = leg.job.get("name")
     return name is not None and "${{" not in to_text(name) and wanted == _normal(to_text(name))

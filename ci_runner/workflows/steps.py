@@ -12,15 +12,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from ci_runner.pipeline import Step
+from ci_runner.workflows.actions import Effect, use_action
 from ci_runner.workflows.commands import (
     ReadFile,
     drop_sudo,
     installs_local_project,
     is_setup,
+    may_be_unreachable,
+    only_lints,
     split_installs,
     test_runner,
     uses_conda,
+    uses_docker,
+    without_foreign,
 )
 from ci_runner.workflows.expressions import (
     ExpressionError,
@@ -29,20 +36,14 @@ from ci_runner.workflows.expressions import (
     interpolate,
     to_text,
 )
-from ci_runner.workflows.legs import Leg
+from ci_runner.workflows.legs import WORKSPACE, Leg
+from ci_runner.workflows.yaml12 import load_yaml
 
-WORKSPACE = "/workspace"
-_PROVIDED = re.compile(
-    r"^actions/(checkout|setup-[a-z]+|cache)@|^[\w-]+/setup-[\w-]+@|^dtolnay/rust-toolchain@"
-    r"|^Swatinem/rust-cache@|^actions-rs/toolchain@"
-)
-# actions that set up a conda environment: Arena has no conda, so the leg cannot run as written
-_CONDA_ACTIONS = re.compile(
-    r"^[\w-]+/(?:setup-(?:mini|micro)?conda|setup-micromamba|provision-with-micromamba)@",
-    re.IGNORECASE,
-)
-_BASH = re.compile(r"^(?:bash|sh)(?:\s+[-\w]+)*(?:\s+\{0\})?$")
+_SHELLS = re.compile(r"^(?:bash|sh)(?:\s+[-\w]+)*(?:\s+\{0\})?$")
+_PYTHON_SHELL = re.compile(r"^python\d*(?:\s+[-\w]+)*(?:\s+\{0\})?$")
 _EXPRESSION_CONTEXTS = re.compile(r"\$\{\{[^}]*\b(secrets|steps|vars)\.")
+_LOCAL_ACTION = re.compile(r"^\./(?P<path>[^@]+?)/?$")
+_MAX_NESTING = 4
 
 
 class UnusableStep(ValueError):
@@ -59,6 +60,7 @@ class LegSteps:
     notes: list[str] = field(default_factory=list)
     toolchain_request: str | None = None  # the version a setup action asks for
     conda: list[str] = field(default_factory=list)  # steps that need conda (unsupported)
+    docker: list[str] = field(default_factory=list)  # steps that need Docker in the job
 
 
 def _mapping(block: Any, contexts: dict[str, Any], what: str) -> dict[str, str]:
@@ -106,9 +108,12 @@ def _step(
     contexts: dict[str, Any],
     defaults: dict[str, Any],
     step_timeout_s: float,
+    extra_env: dict[str, str],
 ) -> Step:
     shell = to_text(raw.get("shell") or defaults.get("shell") or "bash").strip()
-    if not _BASH.match(shell):
+    if _PYTHON_SHELL.match(shell):
+        raise UnusableStep(f"runs in shell {shell!r} (a Python script), not bash")
+    if not _SHELLS.match(shell):
         raise UnusableStep(f"runs in shell {shell!r}, not bash")
     run = interpolate(to_text(raw.get("run")), contexts).strip()
     if not run:
@@ -120,7 +125,7 @@ def _step(
     return Step(
         name=to_text(interpolate(to_text(raw.get("name") or ""), contexts)) or f"step-{index + 1}",
         run=run,
-        env=_mapping(raw.get("env"), contexts, "step env"),
+        env={**extra_env, **_mapping(raw.get("env"), contexts, "step env")},
         workdir=_workdir(raw.get("working-directory"), defaults["working-directory"], contexts),
         timeout_s=minutes * 60 if minutes else step_timeout_s,
         continue_on_error=bool(keep_going),
@@ -139,6 +144,17 @@ def _run_defaults(block: Any) -> dict[str, Any]:
     return {k: v for k, v in run.items() if v is not None} if isinstance(run, dict) else {}
 
 
+@dataclass
+class _Scope:
+    """Where steps are expanded: the job itself, or a local composite action it uses."""
+
+    contexts: dict[str, Any]
+    defaults: dict[str, Any]
+    env: dict[str, str]  # the calling step's env, for a composite action's steps
+    depth: int = 0
+    prefix: str = ""  # the calling step's label, for a composite action's steps
+
+
 def leg_steps(
     leg: Leg,
     contexts: dict[str, Any],
@@ -154,81 +170,194 @@ def leg_steps(
     except (Unsupported, ExpressionError, UnusableStep) as exc:
         out.notes.append(f"defaults.run.working-directory ignored: {exc}")
         defaults["working-directory"] = "."
-    taken: set[str] = set()
     raw_steps = leg.job.get("steps") or []
-    for index, raw in enumerate(raw_steps if isinstance(raw_steps, list) else []):
-        if not isinstance(raw, dict):
-            continue
-        label = to_text(raw.get("name") or raw.get("uses") or f"step {index + 1}")
-        step_contexts = contexts
-        try:
-            if not condition(raw.get("if"), step_contexts):
-                out.notes.append(f"step {label!r} skipped: its if: ({raw.get('if')}) is false")
-                continue
-            uses = to_text(raw.get("uses"))
-            if uses and _CONDA_ACTIONS.match(uses):
-                out.conda.append(f"uses {uses}")
-                out.notes.append(f"step {label!r}: uses {uses}: conda is not supported")
-                continue
-            if uses:
-                _note_action(uses, raw, step_contexts, out)
-                continue
-            if (found := _EXPRESSION_CONTEXTS.search(to_text(raw.get("run")))) is not None:
-                out.notes.append(f"step {label!r}: {found[1]}.* read as empty (not known here)")
-            step = _step(index, raw, step_contexts, defaults, step_timeout_s)
-        except (Unsupported, ExpressionError, UnusableStep) as exc:
-            out.notes.append(f"step {label!r} dropped: {exc}")
-            continue
-        if uses_conda(step.run):
-            out.conda.append(f"step {step.name!r} runs conda")
-            out.notes.append(f"step {step.name!r}: runs conda/mamba: conda is not supported")
-        _place(step, taken, read_file, out)
+    scope = _Scope({**contexts, "steps": {}}, defaults, {})
+    _expand(raw_steps if isinstance(raw_steps, list) else [], scope, read_file, step_timeout_s, out)
+    _lints_do_not_stop_tests(out)
     return out
 
 
-def _note_action(uses: str, raw: dict[str, Any], contexts: dict[str, Any], out: LegSteps) -> None:
-    if _PROVIDED.match(uses):
-        inputs = raw.get("with") if isinstance(raw.get("with"), dict) else {}
-        shown = []
-        for key, value in (inputs or {}).items():
-            try:
-                shown.append(f"{key}={interpolate(to_text(value), contexts)}")
-            except (Unsupported, ExpressionError):
-                shown.append(f"{key}=(not known)")
-        detail = f" with {', '.join(shown)}" if shown else ""
-        out.notes.append(f"uses {uses}{detail}: provided by the image")
-        requested = _requested_version(uses, inputs or {}, contexts)
-        if requested is not None and out.toolchain_request is None:
-            out.toolchain_request = requested
-    else:
+def _expand(
+    raw_steps: list[Any],
+    scope: _Scope,
+    read_file: ReadFile,
+    step_timeout_s: float,
+    out: LegSteps,
+    taken: set[str] | None = None,
+) -> None:
+    taken = set(out.order) if taken is None else taken
+    for index, raw in enumerate(raw_steps):
+        if not isinstance(raw, dict):
+            continue
+        label = scope.prefix + to_text(raw.get("name") or raw.get("uses") or f"step {index + 1}")
+        contexts = scope.contexts
+        try:
+            if not condition(raw.get("if"), contexts):
+                out.notes.append(f"step {label!r} skipped: its if: ({raw.get('if')}) is false")
+                continue
+            uses = to_text(raw.get("uses")).strip()
+            if uses:
+                _use(uses, raw, label, scope, read_file, step_timeout_s, out, taken)
+                continue
+            if (found := _EXPRESSION_CONTEXTS.search(to_text(raw.get("run")))) is not None:
+                out.notes.append(f"step {label!r}: {found[1]}.* read as empty (not known here)")
+            step = _step(index, raw, contexts, scope.defaults, step_timeout_s, scope.env)
+        except (Unsupported, ExpressionError, UnusableStep) as exc:
+            out.notes.append(f"step {label!r} dropped: {exc}")
+            continue
+        if scope.prefix and not raw.get("name"):
+            step = step.model_copy(update={"name": f"{scope.prefix}step-{index + 1}"})
+        elif scope.prefix:
+            step = step.model_copy(update={"name": f"{scope.prefix}{step.name}"})
+        run, foreign = without_foreign(step.run)
+        if foreign:
+            shown = "; ".join(line[:80] for line in foreign)
+            if not run:
+                out.notes.append(f"step {step.name!r} dropped: macOS/Windows only ({shown})")
+                continue
+            out.notes.append(f"step {step.name!r}: macOS/Windows-only lines dropped ({shown})")
+            step = step.model_copy(update={"run": run})
+        if uses_conda(step.run):
+            out.conda.append(f"step {step.name!r} runs conda")
+            out.notes.append(f"step {step.name!r}: runs conda/mamba: conda is not supported")
+        if uses_docker(step.run):
+            out.docker.append(f"step {step.name!r} runs docker")
+            out.notes.append(f"step {step.name!r}: runs docker: Docker in the job is not provided")
+        _place(step, taken, read_file, out)
+
+
+def _use(
+    uses: str,
+    raw: dict[str, Any],
+    label: str,
+    scope: _Scope,
+    read_file: ReadFile,
+    step_timeout_s: float,
+    out: LegSteps,
+    taken: set[str],
+) -> None:
+    given = raw.get("with") if isinstance(raw.get("with"), dict) else {}
+    inputs: dict[str, str | None] = {}
+    for key, value in (given or {}).items():
+        try:
+            inputs[str(key)] = interpolate(to_text(value), scope.contexts)
+        except (Unsupported, ExpressionError):
+            inputs[str(key)] = None
+    if (local := _LOCAL_ACTION.match(uses)) is not None:
+        _composite(local["path"], raw, label, inputs, scope, read_file, step_timeout_s, out, taken)
+        return
+    use = use_action(uses, inputs)
+    out.notes.append(use.note)
+    step_id = to_text(raw.get("id")).strip()
+    if step_id:
+        outputs = {k: v for k, v in use.outputs.items()}
+        scope.contexts["steps"][step_id] = {
+            "outputs": outputs,
+            "outcome": "success",
+            "conclusion": "success",
+        }
+    if use.effect is Effect.CONDA:
+        out.conda.append(f"uses {uses}")
+    elif use.effect is Effect.DOCKER:
+        out.docker.append(f"uses {uses}")
+    elif use.effect is Effect.SKIPPED:
         out.skipped_actions.append(uses)
-        out.notes.append(f"uses {uses}: skipped (cannot run offline)")
+    elif use.effect is Effect.INSTALL and use.setup:
+        name = _unique(label, taken)
+        step = Step(name=name, run=use.setup, workdir=".", timeout_s=step_timeout_s)
+        out.setup.append(step)
+        out.order.append(name)
+        out.notes.append(f"step {name!r}: setup, runs once when the environment is built")
+    if use.toolchain_request is not None and out.toolchain_request is None:
+        out.toolchain_request = use.toolchain_request
 
 
-_VERSION_INPUTS = ("python-version", "go-version", "toolchain")
-
-
-def _requested_version(uses: str, inputs: dict[str, Any], contexts: dict[str, Any]) -> str | None:
-    """The toolchain version a setup action is asked for (`python-version: 3.12`,
-    `go-version`, dtolnay/rust-toolchain's `toolchain` input or its `@1.70` ref)."""
-    for key in _VERSION_INPUTS:
-        if key in inputs:
+def _composite(
+    path: str,
+    raw: dict[str, Any],
+    label: str,
+    inputs: dict[str, str | None],
+    scope: _Scope,
+    read_file: ReadFile,
+    step_timeout_s: float,
+    out: LegSteps,
+    taken: set[str],
+) -> None:
+    """A local action (`uses: ./.github/actions/x`): a composite one's steps are expanded with
+    its inputs (defaults, then the caller's `with:`); any other kind is skipped."""
+    uses = f"./{path}"
+    if scope.depth >= _MAX_NESTING:
+        out.notes.append(f"uses {uses}: skipped (local actions nested too deeply)")
+        out.skipped_actions.append(uses)
+        return
+    text = None
+    for name in ("action.yml", "action.yaml"):
+        text = read_file(posixpath.normpath(posixpath.join(path, name)))
+        if text is not None:
+            break
+    try:
+        action = load_yaml(text) if text is not None else None
+    except yaml.YAMLError:
+        action = None
+    runs = action.get("runs") if isinstance(action, dict) else None
+    if (
+        not isinstance(action, dict)
+        or not isinstance(runs, dict)
+        or to_text(runs.get("using")) != "composite"
+    ):
+        why = "not readable" if action is None else "not a composite action"
+        out.notes.append(f"uses {uses}: skipped ({why})")
+        out.skipped_actions.append(uses)
+        return
+    declared = action.get("inputs") if isinstance(action.get("inputs"), dict) else {}
+    values: dict[str, Any] = {}
+    for key, spec in (declared or {}).items():
+        default = spec.get("default") if isinstance(spec, dict) else None
+        if default is not None:
             try:
-                value = interpolate(to_text(inputs[key]), contexts).strip()
+                values[str(key)] = interpolate(to_text(default), scope.contexts)
             except (Unsupported, ExpressionError):
-                return None
-            return value or None
-    action, _, ref = uses.partition("@")
-    if action == "dtolnay/rust-toolchain" and ref[:1].isdigit():
-        return ref
-    return None
+                values[str(key)] = ""
+    values.update({k: v if v is not None else "" for k, v in inputs.items()})
+    try:
+        env = {**scope.env, **_mapping(raw.get("env"), scope.contexts, "step env")}
+    except (Unsupported, ExpressionError) as exc:
+        out.notes.append(f"uses {uses}: its env ignored: {exc}")
+        env = dict(scope.env)
+    out.notes.append(f"uses {uses}: a composite action, its steps expanded")
+    inner = _Scope(
+        contexts={**scope.contexts, "inputs": values, "steps": {}},
+        defaults={"working-directory": "."},  # job defaults do not reach an action's steps
+        env=env,
+        depth=scope.depth + 1,
+        prefix=f"{label}: ",
+    )
+    steps = runs.get("steps")
+    _expand(steps if isinstance(steps, list) else [], inner, read_file, step_timeout_s, out, taken)
+
+
+def _lints_do_not_stop_tests(out: LegSteps) -> None:
+    """A lint-only CI step before a test step does not stop the tests (Arena judges tests)."""
+    if not out.test_runners:
+        return
+    last = max(i for i, step in enumerate(out.steps) if step.name in out.test_runners)
+    for i, step in enumerate(out.steps[:last]):
+        if (
+            step.name not in out.test_runners
+            and only_lints(step.run)
+            and not step.continue_on_error
+        ):
+            out.steps[i] = step.model_copy(update={"continue_on_error": True})
+            out.notes.append(
+                f"step {step.name!r}: lints only; its failure does not stop the tests after it"
+            )
 
 
 def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> None:
     if not is_setup(step.run) and (parts := split_installs(step.run)) is not None:
         installs, rest = parts
         name = _unique(f"{step.name} (installs)", taken)
-        out.setup.append(step.model_copy(update={"name": name, "run": drop_sudo(installs)}))
+        out.setup.append(_setup_step(step, name, drop_sudo(installs), out))
         out.order.append(name)
         out.notes.append(
             f"step {step.name!r}: its leading installs are setup {name!r}, run once when the "
@@ -238,7 +367,7 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
     if is_setup(step.run):
         without_sudo = drop_sudo(step.run)
         name = _unique(step.name, taken)
-        out.setup.append(step.model_copy(update={"name": name, "run": without_sudo}))
+        out.setup.append(_setup_step(step, name, without_sudo, out))
         out.order.append(name)
         changed = " (sudo dropped: setup runs as root)" if without_sudo != step.run else ""
         out.notes.append(f"step {name!r}: setup, runs once when the environment is built{changed}")
@@ -258,3 +387,15 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
         out.notes.append(f"step {name!r}: runs tests ({runner})")
     else:
         out.notes.append(f"step {name!r}: CI step")
+
+
+def _setup_step(step: Step, name: str, run: str, out: LegSteps) -> Step:
+    """A setup step; one that fetches from a registry the build may not reach is tried only."""
+    update: dict[str, Any] = {"name": name, "run": run}
+    if (tool := may_be_unreachable(run)) is not None and not step.continue_on_error:
+        update["continue_on_error"] = True
+        out.notes.append(
+            f"step {name!r}: installs with {tool}, whose registry the build may not reach: "
+            "tried, and the build goes on if it fails"
+        )
+    return step.model_copy(update=update)

@@ -13,7 +13,7 @@ import pytest
 from arena.tasks.importer import import_jsonl, import_lines, read_hf_export
 from arena.tasks.schema import Language, TaskError, TaskKind
 from ci_runner import CISettings
-from ci_runner.workflows import JobRef
+from ci_runner.workflows import ANY_JOB, JobRef
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
 from tests.conftest import MakeRepo
@@ -87,8 +87,14 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
     "google__turbinia-1515": (
         Language.PYTHON,
         [
-            ("Install Turbinia dependencies and run tests. (ubuntu-22.04, stable)", W + "actions.yml"),
-            ("Install Turbinia dependencies and run tests. (ubuntu-22.04, staging)", W + "actions.yml"),
+            (
+                "Install Turbinia dependencies and run tests. (ubuntu-22.04, stable)",
+                W + "actions.yml",
+            ),
+            (
+                "Install Turbinia dependencies and run tests. (ubuntu-22.04, staging)",
+                W + "actions.yml",
+            ),
         ],
         TaskKind.GOLD_JUDGED,
     ),
@@ -154,7 +160,9 @@ def test_every_sample_file_imports_unmodified_with_no_check(tmp_path: Path) -> N
         if jobs:
             assert [(j.name, j.workflow) for j in task.ci_name_list] == jobs, instance_id
     doctest = tasks["doctest__doctest-878"].ci_name_list
-    assert len(doctest) == 35 and doctest[0] == JobRef("ci (ubuntu-latest, clang, 14)", W + "main.yml")
+    assert len(doctest) == 35 and doctest[0] == JobRef(
+        "ci (ubuntu-latest, clang, 14)", W + "main.yml"
+    )
     assert all(j.workflow == W + "main.yml" for j in doctest)
 
 
@@ -166,9 +174,19 @@ def test_ci_name_list_shapes_and_language_rules(tmp_path: Path) -> None:
         ["['test', '.github/workflows/ci.yml']"],
         [["['a', 'w.yml']", "['b', 'w.yml']"]],
         '[["test", "ci.yml"]]',
+        # names that begin with `[` are names unless the whole string is a list of names
+        ["[1.21] test", "[Go=1.24.x|ldap=|etcd=]", "[1.21]"],
+        [["[1.22] test", ".github/workflows/ci.yml"]],
+        ["[__import__('os')]"],  # never evaluated: not a literal, so a name
+        [],  # the dataset's empty lists: every workflow's own jobs are considered
+        "[]",
     ]
-    lines = [json.dumps(line | {"instance_id": f"x-{n}", "ci_name_list": s}) for n, s in enumerate(shapes)]
-    lines.append(json.dumps(line | {"instance_id": "bad", "ci_name_list": ["[__import__('os')]"]}))
+    lines = [
+        json.dumps(line | {"instance_id": f"x-{n}", "ci_name_list": s})
+        for n, s in enumerate(shapes)
+    ]
+    lines.append(json.dumps(line | {"instance_id": "bad", "ci_name_list": [""]}))
+    lines.append(json.dumps(line | {"instance_id": "own", "ci_name_list": [], "pipeline": None}))
     report = import_lines(lines, None, language=Language.GO)
     assert [list(t.ci_name_list) for t in report.tasks] == [
         [JobRef("test")],
@@ -176,10 +194,16 @@ def test_ci_name_list_shapes_and_language_rules(tmp_path: Path) -> None:
         [JobRef("test", ".github/workflows/ci.yml")],
         [JobRef("a", "w.yml"), JobRef("b", "w.yml")],
         [JobRef("test", "ci.yml")],
+        [JobRef("[1.21] test"), JobRef("[Go=1.24.x|ldap=|etcd=]"), JobRef("[1.21]")],
+        [JobRef("[1.22] test", ".github/workflows/ci.yml")],
+        [JobRef("[__import__('os')]")],
+        [JobRef(ANY_JOB)],
+        [JobRef(ANY_JOB)],
+        [JobRef(ANY_JOB)],
     ]
     assert all(t.language is Language.GO and t.kind is TaskKind.CI_JUDGED for t in report.tasks)
     assert [(e.line, e.field, e.reason) for e in report.errors] == [
-        (6, "ci_name_list", "bad ci_name_list")
+        (11, "ci_name_list", "bad ci_name_list")
     ]
     nameless = tmp_path / "tasks.jsonl"
     nameless.write_text(json.dumps(line | {"ci_name_list": ["t"]}) + "\n")
@@ -278,8 +302,13 @@ def test_skipped_lines_are_counted_per_reason(
     tmp_path: Path, make_repo: MakeRepo, ci_settings: CISettings
 ) -> None:
     repo, commit = make_repo({**PYTHON.files, ".github/workflows/ci.yml": WORKFLOW})
-    good = {"instance_id": "ok", "repo": repo, "base_commit": commit, "language": "python",
-            "ci_name_list": [["ubuntu-latest (3.11)", ".github/workflows/ci.yml"]]}
+    good = {
+        "instance_id": "ok",
+        "repo": repo,
+        "base_commit": commit,
+        "language": "python",
+        "ci_name_list": [["ubuntu-latest (3.11)", ".github/workflows/ci.yml"]],
+    }
     lines = [
         json.dumps(good),
         json.dumps(good),
@@ -305,10 +334,15 @@ def test_hf_exports_import_offline_and_take_the_first_linux_test_job(
 ) -> None:
     repo, commit = make_repo({**PYTHON.files, ".github/workflows/ci.yml": WORKFLOW})
     swe_bench = {
-        "instance_id": "calc__calc-2", "repo": repo, "base_commit": commit,
-        "patch": PYTHON.fix, "test_patch": "diff --git a/t b/t\n",
-        "FAIL_TO_PASS": '["test_calc.py::test_add"]', "PASS_TO_PASS": "[]",
-        "version": "1.0", "environment_setup_commit": commit,
+        "instance_id": "calc__calc-2",
+        "repo": repo,
+        "base_commit": commit,
+        "patch": PYTHON.fix,
+        "test_patch": "diff --git a/t b/t\n",
+        "FAIL_TO_PASS": '["test_calc.py::test_add"]',
+        "PASS_TO_PASS": "[]",
+        "version": "1.0",
+        "environment_setup_commit": commit,
     }
     export = tmp_path / "swe.json"
     export.write_text(json.dumps([swe_bench]))  # a JSON array is read as well as JSON lines

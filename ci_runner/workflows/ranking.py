@@ -1,0 +1,206 @@
+"""How likely a usable job leg runs the project's tests: its purposes and its place in the order.
+
+Pure rules over a leg's names (display name, job id, matrix values) and over what its test
+steps select (`tox -e docs`, `nox -s lint`, `make coverage`, `just fuzz`). The order is:
+
+0. legs that run a recognised test runner, for no other purpose;
+1. test variants: compat, 32-bit, minimal-versions, nightly and coverage legs;
+2. legs whose commands are not recognised (they may still run the tests);
+3. legs for another purpose (docs, lint, format, type-check, benchmark, fuzz, audit,
+   release): candidates only after every other leg, and never alone.
+
+Ties are broken, in this order, by: a runner of the task's language first (cargo for Rust,
+go test for Go...), a listed leg before a fallback, fewer variant marks, the newest toolchain
+version in the matrix (closest to what a current image provides; the dataset's jobs test each
+version alike), then the order the legs were listed in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Purpose(StrEnum):
+    TESTS = "tests"
+    DOCS = "docs"
+    LINT = "lint"
+    FORMAT = "format"
+    TYPE_CHECK = "type-check"
+    BENCHMARK = "benchmark"
+    FUZZ = "fuzz"
+    AUDIT = "audit"
+    RELEASE = "release"
+    COVERAGE = "coverage"
+    MINIMAL_VERSIONS = "minimal-versions"
+    COMPAT = "compat"
+    NIGHTLY = "nightly"
+
+
+NOT_TESTS = frozenset(
+    {
+        Purpose.DOCS,
+        Purpose.LINT,
+        Purpose.FORMAT,
+        Purpose.TYPE_CHECK,
+        Purpose.BENCHMARK,
+        Purpose.FUZZ,
+        Purpose.AUDIT,
+        Purpose.RELEASE,
+    }
+)
+VARIANTS = frozenset({Purpose.COVERAGE, Purpose.MINIMAL_VERSIONS, Purpose.COMPAT, Purpose.NIGHTLY})
+
+_WORDS: tuple[tuple[Purpose, re.Pattern[str]], ...] = tuple(
+    (purpose, re.compile(pattern, re.IGNORECASE))
+    for purpose, pattern in (
+        (Purpose.TESTS, r"\b(?:tests?|testing|pytest|unit|integration|e2e|ctest|testsuite)\b"),
+        (Purpose.DOCS, r"\b(?:docs?|documentation|sphinx|mkdocs|readthedocs|doctest-docs)\b"),
+        (
+            Purpose.LINT,
+            r"\b(?:lint|linting|linters?|flake8|pylint|ruff|clippy|rubocop|golangci(?:-lint)?"
+            r"|code[-_ ]?quality|quality|pre-commit|precommit|codeql|analy[sz]e|sonar\w*"
+            r"|clang-tidy|tidy|vet|spell\w*|codespell|reuse|dco|licen[cs]e|style|check-code\w*)\b",
+        ),
+        (Purpose.FORMAT, r"\b(?:format\w*|fmt|black|isort|prettier|clang-format)\b"),
+        (Purpose.TYPE_CHECK, r"\b(?:mypy|pyright|type-?check\w*|typing|pytype)\b"),
+        (Purpose.BENCHMARK, r"\b(?:bench\w*|perf|performance)\b"),
+        (Purpose.FUZZ, r"\bfuzz\w*\b"),
+        (
+            Purpose.AUDIT,
+            r"\b(?:audit|deny|security|vulnerabilit\w*|govulncheck|scorecards?"
+            r"|dependency-review)\b",
+        ),
+        (
+            Purpose.RELEASE,
+            r"\b(?:release|publish\w*|deploy\w*|pypi|sdist|upload|goreleaser|changelog)\b",
+        ),
+        (Purpose.COVERAGE, r"\b(?:coverage|cover|codecov|coveralls|lcov|grcov|tarpaulin)\b"),
+        (
+            Purpose.MINIMAL_VERSIONS,
+            r"\b(?:minimal[-_ ]versions?|min[-_]versions?|msrv|oldest|lowest[-_ ]direct)\b",
+        ),
+        (
+            Purpose.COMPAT,
+            r"(?:\bx32\b|\b32[-_ ]?bits?\b|\bi[36]86\b|\bx86\b(?![-_]64)|\barm32\b|compat\b"
+            r"|\bcompatibility\b)",
+        ),
+        (Purpose.NIGHTLY, r"\bnightly\b"),
+    )
+)
+# what a runner step selects: a tox env, a nox session, a make target or just recipe
+_SELECTIONS = re.compile(
+    r"(?:\btox\b[^\n;&|]*?\s-e\s*(?P<tox>\S+)|\bTOXENV=(?P<toxenv>\S+)"
+    r"|\bnox\b[^\n;&|]*?\s(?:-s|--session|-e|--sessions)[\s=]+(?P<nox>\"[^\"]*\"|'[^']*'|\S+)"
+    r"|\b(?:make|just)\s+(?:-\S+\s+)*(?P<target>[\w.-]+))"
+)
+_COMMANDS: tuple[tuple[Purpose, re.Pattern[str]], ...] = tuple(
+    (purpose, re.compile(pattern))
+    for purpose, pattern in (
+        (Purpose.FUZZ, r"\bcargo\s+(?:\+\S+\s+)?fuzz\b|\bgo\s+test\b.*\s-fuzz\b"),
+        (Purpose.BENCHMARK, r"\bcargo\s+(?:\+\S+\s+)?bench\b"),
+        (Purpose.AUDIT, r"\bcargo\s+(?:deny|audit)\b|\bgovulncheck\b|\bpip-audit\b"),
+        (Purpose.DOCS, r"\bsphinx-build\b|\bmkdocs\s+build\b|\bcargo\s+(?:\+\S+\s+)?doc\b"),
+        (Purpose.RELEASE, r"\btwine\s+upload\b|\bcargo\s+publish\b|\bgoreleaser\b"),
+        (Purpose.MINIMAL_VERSIONS, r"-Z\s*minimal-versions\b"),
+    )
+)
+_LANGUAGE_RUNNERS = {
+    "python": re.compile(r"py\.?test|\btox\b|\bnox\b|unittest|python|hatch|pdm|poetry|\buv\b"),
+    "go": re.compile(r"\bgo\s+test\b|gotestsum"),
+    "rust": re.compile(r"\bcargo\b|nextest"),
+    "cpp": re.compile(r"\bctest\b|\bmeson\s+test\b|\bninja\b|\bcmake\b"),
+}
+_NEUTRAL = re.compile(r"^(?:make|gmake|just|bazel)\b|\.sh\b")
+_VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)")
+
+
+def purposes_of_text(text: str) -> set[Purpose]:
+    """The purposes words of a name (`lint`, `docs`, `x32`, `tests`...) say."""
+    spaced = text.replace("_", " ")
+    return {
+        purpose for purpose, pattern in _WORDS if pattern.search(text) or pattern.search(spaced)
+    }
+
+
+def purposes_of_commands(runs: list[str]) -> set[Purpose]:
+    """The purposes what the commands select (tox env, nox session, make/just target) say,
+    and those of tools only used for one purpose (cargo fuzz, cargo deny, sphinx-build)."""
+    found: set[Purpose] = set()
+    for run in runs:
+        for match in _SELECTIONS.finditer(run):
+            selected = next(g for g in match.groups() if g is not None).strip("'\"")
+            found |= purposes_of_text(selected) - {Purpose.TESTS}
+        found |= {purpose for purpose, pattern in _COMMANDS if pattern.search(run)}
+    return found
+
+
+def language_fit(runners: list[str], language: str) -> int:
+    """0: a runner of the task's language; 1: a neutral or unknown one; 2: another language's."""
+    if not runners:
+        return 1
+    own = _LANGUAGE_RUNNERS.get(language)
+    if own is not None and any(own.search(r) for r in runners):
+        return 0
+    if any(_NEUTRAL.search(r) for r in runners):
+        return 1
+    return 2 if any(p.search(r) for p in _LANGUAGE_RUNNERS.values() for r in runners) else 1
+
+
+def version_key(version: str | None) -> tuple[int, ...]:
+    """A toolchain version as numbers, for newest-first ordering; () when not numeric."""
+    found = _VERSION.match(version.strip()) if version else None
+    return tuple(int(p) for p in found[1].split(".")) if found else ()
+
+
+@dataclass(frozen=True)
+class Assessment:
+    tier: int  # 0 tests, 1 test variant, 2 unrecognised commands, 3 another purpose
+    purposes: frozenset[Purpose]
+    key: tuple[object, ...]  # sort key: smaller is better
+    why: str
+
+
+def assess(
+    *,
+    names: str,
+    runner_runs: list[str],
+    other_runs: list[str],
+    runners: list[str],
+    language: str,
+    fallback: bool,
+    version: str | None,
+    order: int,
+) -> Assessment:
+    """Where a usable leg goes in the order, and why.
+
+    `names` is the leg's display name, job id and matrix values; `runner_runs` the run text of
+    its steps with a recognised test runner, `other_runs` that of its other CI steps.
+    """
+    named = purposes_of_text(names)
+    selected = purposes_of_commands(runner_runs if runners else runner_runs + other_runs)
+    purposes = frozenset(named | selected)
+    not_tests = sorted(purposes & NOT_TESTS)
+    variants = sorted(purposes & VARIANTS)
+    if not_tests:
+        tier = 3
+        why = f"a {'/'.join(not_tests)} leg, not a test job: ranked after every test-like leg"
+    elif runners:
+        tier = 1 if variants else 0
+        why = f"runs tests ({'; '.join(runners)})"
+        if variants:
+            why += f"; a {'/'.join(variants)} leg, ranked after plain test legs"
+    else:
+        tier = 2
+        why = "runs commands not recognised as tests, ranked after test legs"
+    fit = language_fit(runners, language)
+    if fit == 0:
+        why += f"; a {language} test runner"
+    if fallback:
+        why += "; a fallback (not listed in ci_name_list)"
+    if version:
+        why += f"; toolchain {version}"
+    newest = tuple(-n for n in version_key(version))
+    key = (tier, fit, fallback, len(variants), not newest, newest, order)
+    return Assessment(tier=tier, purposes=purposes, key=key, why=why)
