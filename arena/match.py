@@ -24,7 +24,7 @@ from arena.protocol import (
 from arena.retrieval import RepoIndex, pack_context
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
-from arena.tasks.validation import validate_task
+from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
 from ci_runner.workspace import Workspaces
@@ -185,6 +185,7 @@ class Arena:
         context_budget_tokens: int = 6000,
         infra_attempts: int = 3,
         retry_delay_s: float = 1.0,
+        max_legs_tried: int = MAX_LEGS_TRIED,
     ) -> None:
         self._ci = ci
         self._workspaces = workspaces
@@ -192,6 +193,7 @@ class Arena:
         self._budget = context_budget_tokens
         self._infra_attempts = infra_attempts
         self._retry_delay_s = retry_delay_s
+        self._max_legs_tried = max_legs_tried
 
     def _with_retries(self, work: Callable[[], CIResult]) -> CIResult:
         """Infrastructure faults are retried, never scored; the last one propagates."""
@@ -206,8 +208,9 @@ class Arena:
 
     def prepare(self, task: Task) -> PreparedTask:
         """Derive the pipeline, validate (cached), run base + gold, retrieve context."""
-        task = with_pipeline(task, self._workspaces)
-        validation = validate_task(task, self._ci)
+        task = choose_leg(with_pipeline(task, self._workspaces), self._ci, self._max_legs_tried)
+        validation = task.validation
+        assert validation is not None
         if not validation.valid:
             raise TaskError(
                 f"task {task.instance_id} is invalid and cannot be played: {validation.reason}"

@@ -28,5 +28,7 @@ def build_runtime(settings: CISettings) -> Runtime:
         settings.cache_dir / "ci-results",
         settings.limits,
     )
-    arena = Arena(ci, workspaces, settings.cache_dir / "retrieval")
+    arena = Arena(
+        ci, workspaces, settings.cache_dir / "retrieval", max_legs_tried=settings.max_legs_tried
+    )
     return Runtime(settings, workspaces, ci, arena)

@@ -34,7 +34,7 @@ from arena.store.tournaments import (
     unfinished_matches,
 )
 from arena.tasks.pipelines import with_pipeline
-from arena.tasks.validation import validate_task
+from arena.tasks.validation import choose_leg
 from workers.app import app
 from workers.plan import Queue, Step, next_steps, prepare_step
 from workers.ratings import refresh_boards, refresh_window
@@ -127,8 +127,9 @@ def prepare(self: CeleryTask, task_id: int) -> None:
         task = load_task(s.pool, task_id)
         if task.validation is None:
             task = with_pipeline(task, s.workspaces)
-            validation = validate_task(task, s.ci)
-            store_validation(s.pool, task_id, task, validation)
+            task = choose_leg(task, s.ci, s.ci_settings.max_legs_tried)
+            assert task.validation is not None
+            store_validation(s.pool, task_id, task, task.validation)
             task = load_task(s.pool, task_id)
         if task.validation is not None and task.validation.valid:
             s.prepared(task_id)  # runs base + gold once, into ci_runs

@@ -14,11 +14,11 @@ from rich.table import Table
 
 from arena.ci import environment_spec
 from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
-from arena.cli.options import TasksOption
-from arena.tasks.importer import import_lines, read_task_lines, write_jsonl
+from arena.cli.options import OnlyOption, TasksOption
+from arena.tasks.importer import import_lines, read_task_lines
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, Validation
-from arena.tasks.sources import library_path, load_tasks
+from arena.tasks.sources import load_tasks, only, update_library
 from ci_runner import CISettings, SandboxError
 from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError
 from ci_runner.git_mirrors import GitMirrors
@@ -81,10 +81,7 @@ def import_tasks(
                 language=chosen or language_from_file_name(source),
                 any_job=hf is not None,
             )
-        library = library_path(settings.cache_dir)
-        existing = load_tasks("imported", settings.cache_dir, workspaces)
-        merged = {t.instance_id: t for t in existing} | {t.instance_id: t for t in report.tasks}
-        write_jsonl(library, merged.values())
+        library = update_library(settings.cache_dir, report.tasks)
     for error in report.errors:
         stderr.print(f"[red]{error}[/]", highlight=False)
     kinds = ", ".join(f"{n} {k.value}" for k, n in sorted(report.kinds().items()))
@@ -175,6 +172,7 @@ def list_tasks(tasks: TasksOption = "demo") -> None:
 @app.command("build-env")
 def build_env(
     tasks: TasksOption = "demo",
+    only_ids: OnlyOption = None,
     retry: Annotated[bool, typer.Option(help="rebuild environments whose build failed")] = False,
 ) -> None:
     """Build each task's environment image: its setup steps, once, with network."""
@@ -186,7 +184,7 @@ def build_env(
     with exit_on_errors():
         workspaces = Workspaces.from_settings(settings)
         environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
-        found = load_tasks(tasks, settings.cache_dir, workspaces)
+        found = only(load_tasks(tasks, settings.cache_dir, workspaces), only_ids)
         updated: list[Task] = []
         with Progress(console=stderr, transient=True) as progress:
             bar = progress.add_task("environments", total=len(found))
@@ -213,7 +211,7 @@ def build_env(
                 updated.append(task.model_copy(update={"environment_notes": notes}))
                 progress.advance(bar)
         if tasks == "imported":  # the notes go with the task, for the website to show
-            write_jsonl(library_path(settings.cache_dir), updated)
+            update_library(settings.cache_dir, updated)
     table = Table()
     for column in ("instance id", "environment", "notes"):
         table.add_column(column)
@@ -227,38 +225,48 @@ def build_env(
 @app.command("validate")
 def validate(
     tasks: TasksOption = "demo",
+    only_ids: OnlyOption = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
     from arena.runtime import build_runtime
-    from arena.tasks.validation import ValidationIncomplete, validate_task
+    from arena.tasks.validation import ValidationIncomplete, choose_leg
 
     with exit_on_errors():
         runtime = build_runtime(CISettings())
-        found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+        found = only(load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces), only_ids)
         rows: list[tuple[Task, Validation | None, str]] = []
         with Progress(console=stderr, transient=True) as progress:
             bar = progress.add_task("validating", total=len(found))
             for task in found:
                 progress.update(bar, description=f"validating {task.instance_id}")
                 try:
-                    validation = validate_task(with_pipeline(task, runtime.workspaces), runtime.ci)
+                    validated = choose_leg(
+                        with_pipeline(task, runtime.workspaces),
+                        runtime.ci,
+                        runtime.settings.max_legs_tried,
+                    )
                 except ValidationIncomplete as exc:  # nothing stored: it runs again next time
                     rows.append((task, None, str(exc)))
                     progress.advance(bar)
                     continue
                 except TaskError as exc:  # no pipeline (e.g. a conda job): recorded, never played
-                    validation = Validation(
-                        valid=False,
-                        kind=task.kind,
-                        reason=f"no pipeline: {exc}",
-                        fingerprint=task.fingerprint(),
+                    validated = task.model_copy(
+                        update={
+                            "validation": Validation(
+                                valid=False,
+                                kind=task.kind,
+                                reason=f"no pipeline: {exc}",
+                                fingerprint=task.fingerprint(),
+                            )
+                        }
                     )
-                stored = task.model_copy(update={"validation": validation})
+                stored, validation = validated, validated.validation
+                assert validation is not None
                 rows.append((stored, validation, validation.reason or ""))
                 progress.advance(bar)
         if tasks == "imported":  # keep FAIL_TO_PASS, PASS_TO_PASS and the verdict with the task
-            write_jsonl(library_path(runtime.settings.cache_dir), [t for t, _, _ in rows])
+            update_library(runtime.settings.cache_dir, [t for t, _, _ in rows])
     if as_json:
         print(
             json.dumps(

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from arena.tasks.consistency import line_problem
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
 from ci_runner.errors import WorkspaceError
@@ -113,6 +114,10 @@ def import_lines(
             task = Task.model_validate(record)
         except ValidationError as exc:
             report.errors.extend(_validation_errors(number, exc))
+            continue
+        if (problem := line_problem(task)) is not None:
+            where, _, message = str(problem).partition(": ")
+            report.errors.append(LineError(number, where, message, problem.reason))
             continue
         if task.instance_id in seen:
             report.errors.append(

@@ -152,6 +152,42 @@ class Validation(BaseModel):
     fingerprint: str | None = None  # of the task it was computed for
 
 
+class LegChoice(BaseModel):
+    """One job leg considered for a task's pipeline, and what became of it.
+
+    `status` is `chosen` (the pipeline's leg), `tried` (validated, and the gold patch did
+    not turn tests from failing to passing on it: `why` says what happened), `candidate`
+    (usable, not tried) or `rejected` (never usable: `why` and `category` say why)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    leg: str
+    workflow: str
+    job_id: str = ""
+    status: str
+    why: str
+    category: str | None = None
+    rank: int | None = None
+
+
+class CandidateLeg(BaseModel):
+    """A usable leg's pipeline, kept so validation can move to it when a better-ranked leg
+    runs no test the gold patch fixes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    leg: str
+    workflow: str
+    pipeline: Pipeline
+    skipped_actions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    toolchain_request: str | None = None
+
+    @property
+    def ci_job(self) -> str:
+        return f"{self.leg} @ {self.workflow}"
+
+
 class Task(BaseModel):
     """One issue to compete on. Field names follow SwingArena; SWE-bench's are accepted too."""
 
@@ -179,6 +215,12 @@ class Task(BaseModel):
     )
     workflow_notes: tuple[str, ...] = Field(
         default=(), description="every leg considered and every step decision, with why"
+    )
+    ci_legs: tuple[LegChoice, ...] = Field(
+        default=(), description="every job leg considered, best-ranked first, with its fate"
+    )
+    ci_candidates: tuple[CandidateLeg, ...] = Field(
+        default=(), description="the usable legs' pipelines, in rank order"
     )
     validation: Validation | None = None
     # how the environment differs from what the job asks (toolchain version, relaxed constraints)
@@ -235,6 +277,27 @@ class Task(BaseModel):
         if self.pipeline is None and not self.ci_name_list:
             raise ValueError("pipeline is required unless ci_name_list names a workflow job")
         return self
+
+    def on_leg(self, candidate: CandidateLeg) -> Task:
+        """The task with `candidate`'s pipeline and the facts that go with it."""
+        legs = tuple(
+            leg.model_copy(update={"status": "chosen"})
+            if (leg.leg, leg.workflow) == (candidate.leg, candidate.workflow)
+            else leg.model_copy(update={"status": "candidate"})
+            if leg.status == "chosen"
+            else leg
+            for leg in self.ci_legs
+        )
+        return self.model_copy(
+            update={
+                "pipeline": candidate.pipeline,
+                "skipped_actions": candidate.skipped_actions,
+                "ci_job": candidate.ci_job,
+                "workflow_notes": candidate.notes,
+                "toolchain_request": candidate.toolchain_request,
+                "ci_legs": legs,
+            }
+        )
 
     @property
     def kind(self) -> TaskKind:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.tasks.demo import commit_demo_repos
-from arena.tasks.importer import import_jsonl
+from arena.tasks.importer import import_jsonl, write_jsonl
 from arena.tasks.schema import Task, TaskError
 from ci_runner.workspace import Workspaces
 
@@ -26,6 +26,22 @@ def load_tasks(spec: str, cache_dir: Path, workspaces: Workspaces) -> list[Task]
     if report.errors:
         raise TaskError(f"{path}: " + "; ".join(str(e) for e in report.errors[:5]))
     return report.tasks
+
+
+def update_library(cache_dir: Path, tasks: list[Task]) -> Path:
+    """Merge `tasks` into the library by instance id; the other tasks stay as they are."""
+    library = library_path(cache_dir)
+    existing = import_jsonl(library, None).tasks if library.exists() else []
+    merged = {t.instance_id: t for t in existing} | {t.instance_id: t for t in tasks}
+    write_jsonl(library, merged.values())
+    return library
+
+
+def only(tasks: list[Task], instance_ids: list[str] | None) -> list[Task]:
+    """The tasks named by `instance_ids` (all when None), each of which must exist."""
+    if not instance_ids:
+        return tasks
+    return [find_task(i, tasks) for i in dict.fromkeys(instance_ids)]
 
 
 def find_task(instance_id: str, tasks: list[Task]) -> Task:

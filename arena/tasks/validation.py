@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from arena.ci import TaskCI
-from arena.tasks.schema import Task, TaskError, TaskKind, Validation
-from ci_runner import CIResult, CIStatus, TestOutcome
+from arena.tasks.schema import CandidateLeg, Task, TaskError, TaskKind, Validation
+from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
 from ci_runner.environments import EnvironmentBuildError
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
 RUNS_PER_TREE = 2
+MAX_LEGS_TRIED = CISettings.model_fields["max_legs_tried"].default
 
 
 class ValidationIncomplete(TaskError):
@@ -80,13 +81,67 @@ def judge_validation(
 
 
 def validate_task(task: Task, ci: TaskCI) -> Validation:
-    """The task's validation; a stored one stands while the task's decisive fields are unchanged.
+    """The validation of the task's pipeline; a stored one stands while the task's decisive
+    fields are unchanged.
 
     Raises ValidationIncomplete (and SandboxError for infrastructure faults) rather than return
     a verdict that a timeout or a fault decided."""
     if task.validation is not None and task.validation.fingerprint == task.fingerprint():
         return task.validation
     return _validate(task, ci).model_copy(update={"fingerprint": task.fingerprint()})
+
+
+def choose_leg(task: Task, ci: TaskCI, max_legs: int = MAX_LEGS_TRIED) -> Task:
+    """The task with its validation, on the job leg the gold patch picks.
+
+    A task derived from a workflow keeps its usable legs in rank order: they are validated
+    in that order, at most `max_legs` of them, and the first on which the gold patch turns
+    tests from failing to passing (for a CI-judged task: which runs tests the gold patch
+    keeps passing) becomes the task's pipeline. Each leg tried keeps its outcome on the
+    task; when none is valid, the best-ranked leg stays, with its reason."""
+    if task.validation is not None and task.validation.fingerprint == task.fingerprint():
+        return task
+    candidates = task.ci_candidates[: max(1, max_legs)]
+    if len(candidates) <= 1:
+        return task.model_copy(update={"validation": validate_task(task, ci)})
+    first: Task | None = None
+    for candidate in candidates:
+        on_leg = task.on_leg(candidate)
+        validation = validate_task(on_leg, ci)
+        if validation.valid:
+            return _copy_legs(on_leg.model_copy(update={"validation": validation}), task)
+        task = _mark(task, candidate, f"tried: {validation.reason}")
+        first = first or on_leg.model_copy(update={"validation": validation})
+    assert first is not None and first.validation is not None
+    untried = len(task.ci_candidates) - len(candidates)
+    reason = (
+        f"{first.validation.reason} (on the best-ranked leg {first.ci_job}; "
+        f"{len(candidates)} legs tried, none valid"
+        + (f"; {untried} more not tried (ARENA_MAX_LEGS_TRIED={max_legs})" if untried else "")
+        + ")"
+    )
+    failed = first.validation.model_copy(update={"reason": reason})
+    return _copy_legs(first, task).model_copy(update={"validation": failed})
+
+
+def _mark(task: Task, candidate: CandidateLeg, why: str) -> Task:
+    legs = tuple(
+        leg.model_copy(update={"status": "tried", "why": why})
+        if (leg.leg, leg.workflow) == (candidate.leg, candidate.workflow)
+        else leg
+        for leg in task.ci_legs
+    )
+    return task.model_copy(update={"ci_legs": legs})
+
+
+def _copy_legs(target: Task, source: Task) -> Task:
+    """`target` with the legs' outcomes recorded on `source`, its own leg still chosen."""
+    chosen = {(leg.leg, leg.workflow) for leg in target.ci_legs if leg.status == "chosen"}
+    legs = tuple(
+        leg.model_copy(update={"status": "chosen"}) if (leg.leg, leg.workflow) in chosen else leg
+        for leg in source.ci_legs
+    )
+    return target.model_copy(update={"ci_legs": legs})
 
 
 def _validate(task: Task, ci: TaskCI) -> Validation:

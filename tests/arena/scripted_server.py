@@ -67,8 +67,10 @@ def scripted_server(
                 )
             if reply.delay_s:
                 time.sleep(reply.delay_s)
-            body = reply.body if reply.body is not None else completion(
-                reply.content or "", reply.finish_reason
+            body = (
+                reply.body
+                if reply.body is not None
+                else completion(reply.content or "", reply.finish_reason)
             )
             try:
                 self.send_response(reply.status)

@@ -79,9 +79,7 @@ FILES = {
         "import six\n\n\ndef add(a, b):\n    return a - b\n\n\n"
         "def label(x):\n    return six.text_type(x)\n"
     ),
-    "test_calc.py": (
-        "from calc import label\n\n\ndef test_label():\n    assert label(3) == '3'\n"
-    ),
+    "test_calc.py": ("from calc import label\n\n\ndef test_label():\n    assert label(3) == '3'\n"),
 }
 PATCH = (
     "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n"
@@ -107,11 +105,19 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
 ) -> None:
     repo, commit = make_repo(FILES)
     line = {  # SwingArena's fields and shape: no language, empty F2P/P2P lists
-        "repo": repo, "instance_id": "calc__calc-7", "base_commit": commit,
-        "patch": PATCH, "test_patch": TEST_PATCH,
-        "problem_statement": "add() subtracts", "hints_text": "",
-        "created_at": "2024-11-04 13:27:55", "merge_commit_sha": "",
-        "environment_setup_commit": "", "version": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": [],
+        "repo": repo,
+        "instance_id": "calc__calc-7",
+        "base_commit": commit,
+        "patch": PATCH,
+        "test_patch": TEST_PATCH,
+        "problem_statement": "add() subtracts",
+        "hints_text": "",
+        "created_at": "2024-11-04 13:27:55",
+        "merge_commit_sha": "",
+        "environment_setup_commit": "",
+        "version": "",
+        "FAIL_TO_PASS": [],
+        "PASS_TO_PASS": [],
         "ci_name_list": [
             ["lint", W],
             "['windows-latest (3.12)', '.github/workflows/ci.yml']",
@@ -139,7 +145,10 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         assert library["ci_job"] == f"ubuntu-latest (3.11) @ {W}"
         setup = [(s["name"], s["run"]) for s in library["pipeline"]["setup"]]
         assert setup == [
-            ("System packages", "apt-get update -q\napt-get install -y -q --no-install-recommends libyaml-dev"),
+            (
+                "System packages",
+                "apt-get update -q\napt-get install -y -q --no-install-recommends libyaml-dev",
+            ),
             ("Install", "python -m pip install --upgrade pip\npython -m pip install tox six"),
         ], setup
         assert [s["run"] for s in library["pipeline"]["steps"]] == ["tox -e py3.11"]
@@ -159,8 +168,18 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         assert verdict["pass_to_pass"] == ["test_calc::test_label"], verdict
 
         played = _arena(
-            ["play", "--task", "calc__calc-7", "--a", "oracle", "--b", "null",
-             "--tasks", "imported", "--json"],
+            [
+                "play",
+                "--task",
+                "calc__calc-7",
+                "--a",
+                "oracle",
+                "--b",
+                "null",
+                "--tasks",
+                "imported",
+                "--json",
+            ],
             env,
         )
         assert played.returncode == 0, played.stdout + played.stderr
@@ -168,7 +187,9 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         assert match["result"] == "oracle" and match["score"] == {"oracle": 2, "null": 0}, match
         first, second = match["rounds"]
         assert (first["patch_correct"], first["tests_valid"], first["tests_catch"]) == (
-            True, False, False
+            True,
+            False,
+            False,
         ), first
         assert (second["patch_correct"], second["tests_valid"]) == (False, True), second
     finally:

@@ -34,6 +34,7 @@ def _remove_environment_images(
     yield
     remove_built_images(docker_client, ci_settings)
 
+
 GO_WORKFLOW = """
 name: Go
 on: [push, pull_request]
@@ -81,12 +82,23 @@ jobs:
         run: cargo publish --dry-run
 """
 CASES = {
-    "go": ("go-lru-recency", GO_WORKFLOW, [["test (ubuntu-latest, 1.22)", ".github/workflows/ci.yml"]],
-           "test (ubuntu-latest, 1.22) @ .github/workflows/ci.yml"),
-    "rust": ("rs-duration-units", RUST_WORKFLOW,
-             [["['stable on windows-latest', '.github/workflows/ci.yml']",
-               "['stable on ubuntu-latest', '.github/workflows/ci.yml']"]],
-             "stable on ubuntu-latest @ .github/workflows/ci.yml"),
+    "go": (
+        "go-lru-recency",
+        GO_WORKFLOW,
+        [["test (ubuntu-latest, 1.22)", ".github/workflows/ci.yml"]],
+        "test (ubuntu-latest, 1.22) @ .github/workflows/ci.yml",
+    ),
+    "rust": (
+        "rs-duration-units",
+        RUST_WORKFLOW,
+        [
+            [
+                "['stable on windows-latest', '.github/workflows/ci.yml']",
+                "['stable on ubuntu-latest', '.github/workflows/ci.yml']",
+            ]
+        ],
+        "stable on ubuntu-latest @ .github/workflows/ci.yml",
+    ),
 }
 
 
@@ -105,16 +117,22 @@ def test_a_real_shaped_task_imports_validates_offline_and_oracle_beats_null(
 ) -> None:
     demo, workflow, jobs, leg = CASES[language]
     source = DEMO_DIR / demo
-    repo, commit = make_repo(
-        {**_files(source / "repo"), ".github/workflows/ci.yml": workflow}
-    )
+    repo, commit = make_repo({**_files(source / "repo"), ".github/workflows/ci.yml": workflow})
     line = {  # SwingArena's fields and shape: no language, empty F2P/P2P lists
-        "repo": repo, "instance_id": f"{demo}-1", "base_commit": commit,
+        "repo": repo,
+        "instance_id": f"{demo}-1",
+        "base_commit": commit,
         "patch": (source / "gold.patch").read_text(),
         "test_patch": (source / "test.patch").read_text(),
-        "problem_statement": "fix it", "hints_text": "", "created_at": "2024-11-04 13:27:55",
-        "merge_commit_sha": "", "environment_setup_commit": "", "version": "",
-        "FAIL_TO_PASS": [], "PASS_TO_PASS": [], "ci_name_list": jobs,
+        "problem_statement": "fix it",
+        "hints_text": "",
+        "created_at": "2024-11-04 13:27:55",
+        "merge_commit_sha": "",
+        "environment_setup_commit": "",
+        "version": "",
+        "FAIL_TO_PASS": [],
+        "PASS_TO_PASS": [],
+        "ci_name_list": jobs,
     }
     path = tmp_path / f"{language}_filtered_instance_list.jsonl"
     path.write_text(json.dumps(line) + "\n")

@@ -1,0 +1,77 @@
+"""Dataset lines that cannot make a task, refused before anything is fetched, in categories.
+
+A line whose gold patch touches no file of its language was mislabelled (SwingArena files
+some repos under the language GitHub shows for the repo, not the patch's): its tests, if any,
+are not the language's, and its verdicts would not say what the board claims. A line whose
+fields contradict each other (an empty gold patch, an instance id naming another repo, a gold
+test patch equal to the gold patch) is inconsistent. The language's files are its sources and
+its build manifests (`go.mod`, `Cargo.toml`, `CMakeLists.txt`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from arena.tasks.schema import Language, Task, UnsupportedTask
+from ci_runner.git_mirrors import github_slug
+
+LANGUAGE_MISLABELLED = "language mislabelled"
+LINE_INCONSISTENT = "dataset line inconsistent"
+
+SOURCE_SUFFIXES: dict[Language, tuple[str, ...]] = {
+    Language.PYTHON: (".py", ".pyi", ".pyx", ".pxd"),
+    Language.GO: (".go",),
+    Language.RUST: (".rs",),
+    Language.CPP: (
+        ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++",
+        ".ipp", ".inl", ".tpp", ".cu", ".cuh",
+    ),
+}  # fmt: skip
+# build files of the language: a fix that bumps a module or a compile flag is the language's
+MANIFESTS: dict[Language, tuple[str, ...]] = {
+    Language.PYTHON: (),
+    Language.GO: ("go.mod", "go.sum"),
+    Language.RUST: ("Cargo.toml", "Cargo.lock"),
+    Language.CPP: ("CMakeLists.txt",),
+}
+_DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/|\+\+\+ b/|--- a/)(\S+)", re.MULTILINE)
+_INSTANCE = re.compile(r"^(?P<owner>.+?)__(?P<name>.+)-\d+$")
+
+
+def patch_paths(diff: str) -> set[str]:
+    return set(_DIFF_PATH.findall(diff))
+
+
+def is_language_file(path: str, language: Language) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    if language is Language.CPP and name.lower().endswith(".cmake"):
+        return True
+    return name.lower().endswith(SOURCE_SUFFIXES[language]) or name in MANIFESTS[language]
+
+
+def line_problem(task: Task) -> UnsupportedTask | None:
+    """Why the line cannot make a task, or None."""
+    if not task.patch.strip():
+        return UnsupportedTask("patch: the line has no gold patch", LINE_INCONSISTENT)
+    if task.test_patch.strip() and task.test_patch.strip() == task.patch.strip():
+        return UnsupportedTask("test_patch: equals the gold patch", LINE_INCONSISTENT)
+    slug = github_slug(task.repo)
+    named = _INSTANCE.match(task.instance_id)
+    if slug is not None and named is not None and "/" in slug:
+        owner, name = slug.split("/", 1)
+        if (named["owner"].lower(), named["name"].lower()) != (owner.lower(), name.lower()):
+            return UnsupportedTask(
+                f"instance_id: {task.instance_id} names {named['owner']}/{named['name']}, "
+                f"but repo is {slug}",
+                LINE_INCONSISTENT,
+            )
+    paths = patch_paths(task.patch)
+    if not paths:
+        return UnsupportedTask("patch: not a unified diff (no file header)", LINE_INCONSISTENT)
+    if not any(is_language_file(p, task.language) for p in paths):
+        shown = ", ".join(sorted(paths)[:5])
+        return UnsupportedTask(
+            f"language: the gold patch touches no {task.language.value} file ({shown})",
+            LANGUAGE_MISLABELLED,
+        )
+    return None
