@@ -49,8 +49,13 @@ jobs:
 def _line(repo: str, commit: str, instance_id: str) -> str:
     return json.dumps(
         {
-            "instance_id": instance_id, "repo": repo, "base_commit": commit,
-            "patch": PYTHON.fix, "test_patch": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": [],
+            "instance_id": instance_id,
+            "repo": repo,
+            "base_commit": commit,
+            "patch": PYTHON.fix,
+            "test_patch": "",
+            "FAIL_TO_PASS": [],
+            "PASS_TO_PASS": [],
             "ci_name_list": [["test (ubuntu-latest, 3.12, ci/environment.yml)", W]],
         }
     )
@@ -63,7 +68,7 @@ def test_a_conda_job_is_skipped_with_its_reason_in_the_import_report(
     workspaces = Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir)
     report = import_lines([_line(repo, commit, "conda-1")], workspaces, language=Language.PYTHON)
     assert report.tasks == []
-    assert report.skipped() == {"conda job (unsupported)": 1}
+    assert report.skipped() == {"needs conda": 1}
     (error,) = report.errors
     assert error.field == "ci_name_list"
     assert "uses conda-incubator/setup-miniconda@v3" in error.message
@@ -97,5 +102,7 @@ def test_a_conda_task_imported_unchecked_is_invalid_with_its_reason(
     stored = json.loads((tmp_path / "cache" / "tasks.jsonl").read_text())
     assert stored["validation"]["reason"] == verdict["reason"]  # kept with the task
 
-    played = arena("play", "--task", "conda-2", "--a", "oracle", "--b", "null", "--tasks", "imported")
+    played = arena(
+        "play", "--task", "conda-2", "--a", "oracle", "--b", "null", "--tasks", "imported"
+    )
     assert played.returncode != 0 and "needs conda" in played.stdout + played.stderr
