@@ -306,7 +306,10 @@ def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
     recipes it reads, or through a script file it calls."""
     text = "\n".join(logical_lines(script))
     if found := TEST_RUNNERS.search(text):
-        return _shown(found)
+        shown = _shown(found)
+        if shown.startswith(("make", "just")):  # the recipe says which runner it is
+            return _target_runner(text, workdir, read_file) or shown
+        return shown
     if found_target := _target_runner(text, workdir, read_file):
         return found_target
     for match in _SCRIPT.finditer(text):
