@@ -17,7 +17,7 @@ MAX_LINE = 4096
 
 TEST_RUNNERS = re.compile(
     r"(?:^|[\s;&|(`'\"/])(?:"
-    r"py\.?test|tox|nox|go\s+test|cargo\s+(?:\+\S+\s+)?(?:test|nextest)|ctest"
+    r"py\.?test|tox|nox|go\s+test|\$[({]GO[)}]\s+test|cargo\s+(?:\+\S+\s+)?(?:test|nextest)|ctest"
     r"|make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)"
     r"|ninja\s+(?:-\S+\s+)*test|meson\s+test|python\d*(?:\.\d+)?\s+-m\s+unittest"
     r"|cmake\s+--build\s+\S+\s+--target\s+test"
