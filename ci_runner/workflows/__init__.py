@@ -17,7 +17,7 @@ import yaml
 
 from ci_runner.errors import CIError
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
-from ci_runner.workflows.commands import ReadFile
+from ci_runner.workflows.commands import ReadFile, only_lints
 from ci_runner.workflows.expressions import (
     ExpressionError,
     Unsupported,
@@ -37,7 +37,13 @@ from ci_runner.workflows.legs import (
     same_workflow,
     static_contexts,
 )
-from ci_runner.workflows.ranking import NOT_TESTS, Assessment, assess, purposes_of_text
+from ci_runner.workflows.ranking import (
+    NOT_TESTS,
+    Assessment,
+    assess,
+    language_fit,
+    purposes_of_text,
+)
 from ci_runner.workflows.refusals import Refusal, refusal_of
 from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
@@ -333,6 +339,19 @@ def _gather(
     return listed, every, any_job
 
 
+def _fallback_files(
+    documents: dict[str, dict[str, Any]], listed: list[Leg], refs: Sequence[JobRef], any_job: bool
+) -> list[str]:
+    """Where fallback legs come from: every workflow for `ANY_JOB`, else the files the listed
+    legs (or their callers) are in, or the entries name; never an unnamed workflow."""
+    if any_job:
+        return list(documents)
+    files = {leg.workflow for leg in listed} | {leg.via for leg in listed if leg.via}
+    named = [r.workflow for r in refs if r.workflow is not None]
+    files |= {p for p in documents if any(same_workflow(n, p) for n in named)}
+    return sorted(files)
+
+
 def derive_pipelines(
     workflows: Mapping[str, str],
     refs: Sequence[JobRef | str],
@@ -367,6 +386,8 @@ def derive_pipelines(
         seen.add(key)
         item = _Considered(leg=leg, listed=is_listed, order=len(items))
         _consider(documents, item, given, read_file, step_timeout_s, notes)
+        if item.category is None and item.steps is not None:
+            item.assessment = _assess(item, language)
         items.append(item)
 
     for leg in listed:
@@ -378,13 +399,11 @@ def derive_pipelines(
                 same_job = (leg.job_id, leg.caller) == (item.leg.job_id, item.leg.caller)
                 if same_job and is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
-    if any_job or not any(i.category is None for i in items):
-        paths = (
-            list(documents)
-            if any_job or not listed
-            else sorted({leg.workflow for leg in listed} | {leg.via for leg in listed if leg.via})
-        )
-        for path in paths:
+    # no listed leg is usable, and none because it needs conda or Docker (then that is why)
+    needs = {Refusal.CONDA, Refusal.DOCKER}
+    test_like = [i for i in items if i.assessment is not None and i.assessment.tier < 3]
+    if any_job or (not test_like and not any(i.category in needs for i in items)):
+        for path in _fallback_files(documents, listed, job_refs, any_job):
             for leg in every.get(path, []):
                 if is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
@@ -399,9 +418,7 @@ def _ranked(
     notes: list[str],
     max_candidates: int,
 ) -> DerivedJobs:
-    kept = [i for i in items if i.category is None and i.steps is not None]
-    for item in kept:
-        item.assessment = _assess(item, language)
+    kept = [i for i in items if i.assessment is not None]
     ordered = sorted(kept, key=lambda i: i.assessment.key if i.assessment else ())
     if all(i.assessment is not None and i.assessment.tier == 3 for i in ordered):
         for item in ordered:  # never a lint or docs job alone
@@ -440,6 +457,8 @@ def _assess(item: _Considered, language: str) -> Assessment:
         [leg.display_name, leg.job_id, *(to_text(v) for v in leg.matrix.values())]
         + ([leg.caller] if leg.caller else [])
     )
+    if steps.steps and all(only_lints(s.run) for s in steps.steps):
+        names += " lint"  # every step only lints, formats or type-checks
     toxenv = item.contexts["env"].get("TOXENV")
     runner_runs = [s.run for s in steps.steps if s.name in steps.test_runners]
     toxenvs = [s.env["TOXENV"] for s in steps.steps if "TOXENV" in s.env]
@@ -585,6 +604,8 @@ def _report_for(
     if language == "go":
         steps = [s.model_copy(update={"run": _GO_TEST.sub("go test -json", s.run)}) for s in steps]
     testing = [s for s in steps if s.name in runners] or steps
+    own = [s for s in testing if language_fit([runners.get(s.name, "")], language) == 0]
+    testing = own or testing  # the report is the language's own runner's, not a helper's
     return ReportSpec(format=formats[language], step=testing[-1].name), {}, steps
 
 

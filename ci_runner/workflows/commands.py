@@ -17,7 +17,7 @@ MAX_LINE = 4096
 
 TEST_RUNNERS = re.compile(
     r"(?:^|[\s;&|(`'\"/])(?:"
-    r"py\.?test|tox|nox|go\s+test|cargo\s+(?:\+\S+\s+)?(?:test|nextest)|ctest"
+    r"py\.?test|tox|nox|go\s+test|\$[({]GO[)}]\s+test|cargo\s+(?:\+\S+\s+)?(?:test|nextest)|ctest"
     r"|make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)"
     r"|ninja\s+(?:-\S+\s+)*test|meson\s+test|python\d*(?:\.\d+)?\s+-m\s+unittest"
     r"|cmake\s+--build\s+\S+\s+--target\s+test"
@@ -306,7 +306,10 @@ def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
     recipes it reads, or through a script file it calls."""
     text = "\n".join(logical_lines(script))
     if found := TEST_RUNNERS.search(text):
-        return _shown(found)
+        shown = _shown(found)
+        if shown.startswith(("make", "just")):  # the recipe says which runner it is
+            return _target_runner(text, workdir, read_file) or shown
+        return shown
     if found_target := _target_runner(text, workdir, read_file):
         return found_target
     for match in _SCRIPT.finditer(text):

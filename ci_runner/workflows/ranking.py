@@ -108,7 +108,7 @@ _COMMANDS: tuple[tuple[Purpose, re.Pattern[str]], ...] = tuple(
 )
 _LANGUAGE_RUNNERS = {
     "python": re.compile(r"py\.?test|\btox\b|\bnox\b|unittest|python|hatch|pdm|poetry|\buv\b"),
-    "go": re.compile(r"\bgo\s+test\b|gotestsum"),
+    "go": re.compile(r"\bgo\s+test\b|\$[({]GO[)}]\s+test|gotestsum"),
     "rust": re.compile(r"\bcargo\b|nextest"),
     "cpp": re.compile(r"\bctest\b|\bmeson\s+test\b|\bninja\b|\bcmake\b"),
 }

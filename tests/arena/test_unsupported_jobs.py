@@ -68,7 +68,7 @@ def test_a_conda_job_is_skipped_with_its_reason_in_the_import_report(
     workspaces = Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir)
     report = import_lines([_line(repo, commit, "conda-1")], workspaces, language=Language.PYTHON)
     assert report.tasks == []
-    assert report.skipped() == {"conda job (unsupported)": 1}
+    assert report.skipped() == {"needs conda": 1}
     (error,) = report.errors
     assert error.field == "ci_name_list"
     assert "uses conda-incubator/setup-miniconda@v3" in error.message

@@ -3,7 +3,7 @@
 import pytest
 
 from ci_runner.pipeline import ReportFormat
-from ci_runner.workflows import JobRef, WorkflowError, derive_pipeline
+from ci_runner.workflows import JobRef, Refusal, WorkflowError, derive_pipeline
 
 GO_WORKFLOW = """
 env: {GLOBAL: g}
@@ -56,9 +56,9 @@ def test_rust_and_cpp_read_the_log_of_their_test_step() -> None:
         ({"w.yml": "jobs: {a: {steps: [{uses: x/y@v1}]}}"}, ["a"], "no run: step is left"),
         ({"w.yml": "jobs: [unclosed"}, ["a"], "not valid YAML"),
         (
-            {"w.yml": "jobs: {a: {steps: [{run: make}]}}"},
+            {"w.yml": "jobs: {a: {steps: [{run: ruff check .}]}}"},
             ["a"],
-            "no step runs tests",
+            "a lint leg, not a test job",
         ),
     ],
 )
@@ -151,7 +151,7 @@ def test_a_display_name_finds_its_matrix_leg_and_its_steps() -> None:
         "leg 'ubuntu-latest (3.12)' (.github/workflows/tests.yml job tests): kept: Linux",
         "step 'Windows deps' skipped: its if: (runner.os == 'Windows') is false",
         "step 'Only on failure' skipped",
-        "step 'Release' dropped: github.ref is not known",
+        "step 'Release' skipped: its if: (github.ref == 'refs/heads/main') is false",
         "step 'Upload coverage' dropped: it runs after the last test step",
         "(sudo dropped: setup runs as root)",
         "uses actions/setup-python@v5 with python-version=3.12: provided by the image",
@@ -161,10 +161,18 @@ def test_a_display_name_finds_its_matrix_leg_and_its_steps() -> None:
 
 def test_job_names_select_every_leg_and_linux_legs_that_test_are_preferred() -> None:
     derived = derive_pipeline({PATH: MATRIX_WORKFLOW}, ["lint", "nightly", "tests"], "python")
-    assert derived.leg == "ubuntu-latest (3.11)"
+    assert derived.leg == "ubuntu-latest (3.12)"  # the newest Python of the test legs
     notes = "\n".join(derived.notes)
-    assert "'lint' (.github/workflows/tests.yml job lint): dropped: no step runs tests" in notes
-    assert "job nightly): dropped: the job's if: (github.event_name == 'schedule') is false" in notes
+    assert "job lint): kept: Linux (ubuntu-latest), rank 3: a lint leg, not a test job" in notes
+    # a listed job ran on the pull request: its own if: does not drop it
+    assert (
+        "job nightly): the job's if: (github.event_name == 'schedule') reads false here; "
+        "the job is listed, so it ran on the pull request: kept" in notes
+    )
+    assert (
+        "job nightly): kept: Linux (ubuntu-latest), rank 2: runs tests (pytest); a nightly leg"
+        in notes
+    )
     assert "'macos-latest (3.12)'" in notes and "'macos-latest (3.11)'" not in notes  # excluded
 
 
@@ -203,7 +211,7 @@ jobs:
       - run: pip install -r requirements.txt && pip install .
       - run: ./ci/run-tests.sh --fast
 """
-    scripts = {"ci/run-tests.sh": "#!/bin/sh\npython -m pytest -q \"$@\"\n"}
+    scripts = {"ci/run-tests.sh": '#!/bin/sh\npython -m pytest -q "$@"\n'}
     derived = derive_pipeline({"w.yml": workflow}, ["test"], "python", read_file=scripts.get)
     pipeline = derived.pipeline
     assert [s.run for s in pipeline.setup] == ["pip install -r requirements.txt && pip install ."]
@@ -212,8 +220,10 @@ jobs:
         "./ci/run-tests.sh --fast",
     ]
     assert any("runs tests (pytest (in ci/run-tests.sh))" in n for n in derived.notes)
-    with pytest.raises(WorkflowError, match="no step runs tests"):
-        derive_pipeline({"w.yml": workflow}, ["test"], "python")  # the script is not readable
+    # the script is not readable: the job's own step is still its CI step, ranked as unknown
+    unread = derive_pipeline({"w.yml": workflow}, ["test"], "python")
+    assert [s.run for s in unread.pipeline.steps][-1] == "./ci/run-tests.sh --fast"
+    assert any("runs commands not recognised as tests" in n for n in unread.notes)
 
 
 def test_nothing_unresolved_reaches_a_command_line() -> None:
@@ -234,8 +244,10 @@ jobs:
 
 
 def test_no_usable_leg_is_explained() -> None:
-    with pytest.raises(WorkflowError, match=r"windows-latest \(3.12\).*not Linux"):
-        derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("windows-latest (3.12)", PATH)], "python")
+    windows = "jobs: {win: {runs-on: windows-latest, steps: [{run: pytest}]}}"
+    with pytest.raises(WorkflowError, match=r"'win'.*windows-latest, not Linux") as raised:
+        derive_pipeline({PATH: windows}, [JobRef("win", PATH)], "python")
+    assert raised.value.reason == "Windows or macOS only"
     with pytest.raises(WorkflowError, match="no such workflow file"):
         derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("tests", "other.yml")], "python")
 
@@ -268,11 +280,13 @@ jobs:
     assert test.run == "cd lib\npython -m pytest -q \\\n  -x"
     notes = "\n".join(derived.notes)
     assert "step 'Windows only' dropped: runs in shell 'pwsh', not bash" in notes
-    assert "the job's services (postgres) is not provided" in notes
+    assert "the job's services (postgres) are provided by the environment, if any" in notes
 
 
 def test_the_toolchain_version_the_job_asks_for_is_kept() -> None:
-    derived = derive_pipeline({PATH: MATRIX_WORKFLOW}, [JobRef("ubuntu-latest (3.12)", PATH)], "python")
+    derived = derive_pipeline(
+        {PATH: MATRIX_WORKFLOW}, [JobRef("ubuntu-latest (3.12)", PATH)], "python"
+    )
     assert derived.toolchain_request == "3.12"  # setup-python's input, from the matrix
     matrix_only = """
 jobs:
@@ -335,7 +349,7 @@ def test_a_conda_job_is_refused_with_its_reason(entry: str) -> None:
 
     with pytest.raises(UnsupportedJob, match="needs conda, which Arena does not support") as raised:
         derive_pipeline({".github/workflows/ci.yml": CONDA_WORKFLOW}, [entry], "python")
-    assert raised.value.reason == "conda job (unsupported)"
+    assert raised.value.reason == Refusal.CONDA == "needs conda"
     needs = "uses conda-incubator/setup-miniconda@v3" if entry != "mamba" else "runs conda"
     assert needs in str(raised.value)
 
@@ -349,6 +363,7 @@ def test_a_conda_leg_gives_way_to_a_usable_one_and_a_skipped_conda_step_is_harml
     assert "runs on windows-latest, not Linux" in notes
     assert [s.run for s in derived.pipeline.steps] == ["pip install -e . && pytest"]
     # a Windows-only conda job is not a conda refusal: it is just not Linux
+    windows_conda = "jobs: {wc: {runs-on: windows-latest, steps: [{uses: mamba-org/setup-micromamba@v1}, {run: pytest}]}}"
     with pytest.raises(WorkflowError) as raised:
-        derive_pipeline(workflows, ["windows-conda"], "python")
-    assert "not Linux" in str(raised.value) and raised.value.reason == "no usable CI job"
+        derive_pipeline({"w.yml": windows_conda}, ["wc"], "python")
+    assert "not Linux" in str(raised.value) and raised.value.reason == "Windows or macOS only"

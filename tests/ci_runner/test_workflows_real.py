@@ -1,0 +1,139 @@
+"""Legs of the eight real SwingArena instances, ranked from their repos' own workflows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.tasks.schema import job_refs
+from ci_runner.workflows import DerivedJobs, Refusal, UnsupportedJob, derive_pipelines
+
+REAL = (
+    Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "swingarena-real"
+).resolve()
+pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is not here")
+
+
+def _lines() -> dict[str, tuple[str, dict[str, object]]]:
+    out = {}
+    for path in sorted(REAL.glob("*_filtered_instance_list.jsonl")):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            out[str(record["instance_id"])] = (path.name.split("_")[0], record)
+    return out
+
+
+def _derive(instance: str, tmp_path_factory: pytest.TempPathFactory) -> DerivedJobs:
+    language, record = _lines()[instance]
+    repo = str(record["repo"])
+    mirror = tmp_path_factory.mktemp("m") / "r.git"
+    bundle = REAL / f"{repo.replace('/', '+')}.bundle"
+    subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(mirror)], check=True)
+
+    def show(path: str) -> str | None:
+        done = subprocess.run(
+            ["git", f"--git-dir={mirror}", "show", f"base:{path}"], capture_output=True, text=True
+        )
+        return done.stdout if done.returncode == 0 else None
+
+    names = subprocess.run(
+        ["git", f"--git-dir={mirror}", "ls-tree", "--name-only", "base", ".github/workflows/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    workflows = {n: show(n) or "" for n in names if n.endswith((".yml", ".yaml"))}
+    read: Callable[[str], str | None] = show
+    github = {"repository": repo, "repository_owner": repo.split("/")[0], "sha": "0" * 40}
+    return derive_pipelines(
+        workflows, job_refs(record["ci_name_list"]), language, read_file=read, github=github
+    )
+
+
+def _ranked(derived: DerivedJobs) -> list[str]:
+    return [
+        r.leg
+        for r in sorted(derived.considered, key=lambda r: 99 if r.rank is None else r.rank)
+        if r.rank is not None
+    ]
+
+
+def test_raft_plain_test_legs_rank_above_compat_and_32_bit_legs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    ranked = _ranked(_derive("hashicorp__raft-605", tmp_path_factory))
+    assert ranked[:2] == ["go-test (1.20, x64)", "go-test (1.19, x64)"]
+    assert set(ranked[2:]) >= {"go-test-compat (1.22, x32)", "go-test (1.20, x32)"}
+
+
+def test_timeline_logger_test_suite_first_and_publish_kept_last_despite_its_if(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    derived = _derive("maykinmedia__django-timeline-logger-29", tmp_path_factory)
+    ranked = _ranked(derived)
+    assert ranked[0].startswith("Run the test suite") and ranked[1].startswith("Run the test suite")
+    assert all(not leg.startswith("Run the test suite") for leg in ranked[2:])
+    publish = next(r for r in derived.considered if r.leg == "Publish package to PyPI")
+    assert "release" in publish.why and "if:" not in publish.why
+
+
+def test_nox_linux_build_legs_need_conda(tmp_path_factory: pytest.TempPathFactory) -> None:
+    with pytest.raises(UnsupportedJob) as raised:
+        _derive("wntrblm__nox-804", tmp_path_factory)
+    assert raised.value.reason == Refusal.CONDA
+
+
+def test_chainlit_pytest_legs_come_through_the_reusable_workflow_and_composite_action(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    derived = _derive("Chainlit__chainlit-1418", tmp_path_factory)
+    assert derived.best.leg.startswith("pytest (3.12") and derived.best.workflow_file.endswith(
+        "pytest.yaml"
+    )
+    setup = [s.run for s in derived.best.pipeline.setup]
+    assert "pipx install 'poetry==1.8.3'" in setup
+    assert derived.best.pipeline.steps[-1].run == "poetry run pytest --cov=chainlit/"
+    mypy = next(r for r in derived.considered if r.leg == "mypy")
+    assert "type-check" in mypy.why
+
+
+def test_jobbergate_make_qa_legs_are_candidates_and_docker_compose_is_refused(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    derived = _derive("omnivector-solutions__jobbergate-517", tmp_path_factory)
+    assert set(_ranked(derived)) == {"jobbergate-cli tests", "jobbergate-core tests"}
+    api = next(r for r in derived.considered if r.leg == "jobbergate-api tests")
+    assert not api.kept and api.category == Refusal.DOCKER
+
+
+def test_power_grid_model_linux_cpp_legs_first_with_links_in_setup(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    derived = _derive("PowerGridModel__power-grid-model-718", tmp_path_factory)
+    assert all(leg.startswith("build-cpp-test-linux") for leg in _ranked(derived)[:2])
+    pipeline = derived.best.pipeline
+    assert any("ln -s /usr/bin/clang-15" in s.run for s in pipeline.setup)
+    assert not any("ln -s" in s.run or "brew" in s.run for s in pipeline.steps)
+
+
+def test_fzf_build_runs_unit_and_integration_tests_and_codeql_is_not_a_candidate(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    derived = _derive("junegunn__fzf-4112", tmp_path_factory)
+    assert _ranked(derived) == ["build"]
+    steps = [s.run for s in derived.best.pipeline.steps]
+    assert "make test" in steps and any("ruby test/test_go.rb" in s for s in steps)
+    assert derived.best.pipeline.report.step == "Unit test"
+
+
+def test_imap_codec_linux_test_leg_ranks_over_minimal_versions_audit_and_fuzz(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    ranked = _ranked(_derive("duesee__imap-codec-561", tmp_path_factory))
+    assert ranked[0] == "test (ubuntu-latest)"
+    assert ranked.index("minimal_versions") < ranked.index("fuzz")
+    assert ranked.index("bindings") < ranked.index("minimal_versions") < ranked.index("audit")
