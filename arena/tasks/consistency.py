@@ -3,8 +3,8 @@
 A line whose gold patch touches no file of its language was mislabelled (SwingArena files
 some repos under the language GitHub shows for the repo, not the patch's): its tests, if any,
 are not the language's, and its verdicts would not say what the board claims. A line whose
-fields contradict each other (an empty gold patch, an instance id naming another repo, a gold
-test patch equal to the gold patch) is inconsistent. The language's files are its sources and
+fields contradict each other (an instance id naming another repo, a gold test patch equal to
+the gold patch) is inconsistent. A missing or unreadable gold patch is validation's to report. The language's files are its sources and
 its build manifests (`go.mod`, `Cargo.toml`, `CMakeLists.txt`).
 """
 
@@ -51,8 +51,6 @@ def is_language_file(path: str, language: Language) -> bool:
 
 def line_problem(task: Task) -> UnsupportedTask | None:
     """Why the line cannot make a task, or None."""
-    if not task.patch.strip():
-        return UnsupportedTask("patch: the line has no gold patch", LINE_INCONSISTENT)
     if task.test_patch.strip() and task.test_patch.strip() == task.patch.strip():
         return UnsupportedTask("test_patch: equals the gold patch", LINE_INCONSISTENT)
     slug = github_slug(task.repo)
@@ -65,10 +63,8 @@ def line_problem(task: Task) -> UnsupportedTask | None:
                 f"but repo is {slug}",
                 LINE_INCONSISTENT,
             )
-    paths = patch_paths(task.patch)
-    if not paths:
-        return UnsupportedTask("patch: not a unified diff (no file header)", LINE_INCONSISTENT)
-    if not any(is_language_file(p, task.language) for p in paths):
+    paths = patch_paths(task.patch)  # none: validation says what is wrong with the patch
+    if paths and not any(is_language_file(p, task.language) for p in paths):
         shown = ", ".join(sorted(paths)[:5])
         return UnsupportedTask(
             f"language: the gold patch touches no {task.language.value} file ({shown})",

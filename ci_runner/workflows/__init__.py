@@ -366,7 +366,7 @@ def derive_pipelines(
     (see `ranking`), as pipelines; raises `UnsupportedJob` (reason: its `Refusal` category)
     when there is none, or `WorkflowError` when the workflows cannot be read.
 
-    Listed legs come first; Linux legs of a listed job that runs on Windows/macOS, and, when
+    Listed legs come first; the other Linux legs of every listed job, and, when
     no listed leg is usable (or the entries name none), every other leg of the same workflow
     files (all of them for `ANY_JOB`) are considered too, as fallbacks. `github` completes the
     context of a pull request from a fork (`repository`, `sha`...).
@@ -392,9 +392,10 @@ def derive_pipelines(
 
     for leg in listed:
         consider(leg, True)
-    # the Linux legs of a listed job that runs on Windows/macOS: the same job, on Linux
+    # every other Linux leg of a listed job (its matrix): the dataset lists the legs that ran,
+    # which may all ask for a toolchain or OS this machine lacks while a sibling does not
     for item in list(items):
-        if item.category is Refusal.WINDOWS_MACOS:
+        if item.listed:
             for leg in every.get(item.leg.workflow, []):
                 same_job = (leg.job_id, leg.caller) == (item.leg.job_id, item.leg.caller)
                 if same_job and is_linux(leg.runs_on, leg.job):

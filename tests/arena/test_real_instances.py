@@ -26,9 +26,10 @@ REFUSED = "refused"
 EXPECTED: dict[str, tuple[str, str]] = {
     "hashicorp__raft-605": (CHOSEN, "go-test (1.20, x64) @ .github/workflows/ci.yml"),
     "junegunn__fzf-4112": (REFUSED, "language mislabelled"),
+    # a sibling of the listed legs (3.10, 3.12) on Python 3.11, which this machine has
     "maykinmedia__django-timeline-logger-29": (
         CHOSEN,
-        "Run the test suite (Python 3.11, Django 4.2) @ .github/workflows/ci.yml",
+        "Run the test suite (Python 3.11, Django 3.2) @ .github/workflows/ci.yml",
     ),
     "wntrblm__nox-804": (REFUSED, "needs conda"),
     # the 3.11 legs first: this machine has Python 3.11 and 3.13, not 3.12
@@ -38,7 +39,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
         CHOSEN,
         "build-cpp-test-linux (debug, clang) @ .github/workflows/main.yml",
     ),
-    "duesee__imap-codec-561": (CHOSEN, "bindings @ .github/workflows/main.yml"),  # listed
+    # the listed `test` job ran on Windows: its Linux leg; `bindings` is the next candidate
+    "duesee__imap-codec-561": (CHOSEN, "test (ubuntu-latest) @ .github/workflows/main.yml"),
 }
 
 

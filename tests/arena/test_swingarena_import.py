@@ -145,14 +145,22 @@ def test_every_sample_file_imports_unmodified_with_no_check(tmp_path: Path) -> N
     assert len(files) == 4
     for path in files:
         done = _arena(["tasks", "import", "--no-check", str(path)], tmp_path)
+        if path.name.startswith("rust"):  # StringZilla's fix is C++ only, filed under Rust
+            assert done.returncode == 2, done.stderr
+            assert "line 3: language: the gold patch touches no rust file" in done.stderr
+            assert "skipped 1 line(s): language mislabelled: 1" in done.stdout
+            continue
         assert done.returncode == 0, done.stderr
         assert "imported 3 task(s)" in done.stdout and "skipped" not in done.stdout
     library = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
     report = import_jsonl(tmp_path / "tasks.jsonl", None)  # the library reads back
     assert not report.errors
     tasks = {t.instance_id: t for t in report.tasks}
-    assert sorted(tasks) == sorted(EXPECTED) and len(library) == 12
+    mislabelled = {"ashvardanian__StringZilla-202"}
+    assert sorted(tasks) == sorted(set(EXPECTED) - mislabelled) and len(library) == 11
     for instance_id, (language, jobs, kind) in EXPECTED.items():
+        if instance_id in mislabelled:
+            continue
         task = tasks[instance_id]
         assert task.language is language, instance_id
         assert task.kind is kind, instance_id
@@ -279,21 +287,22 @@ def test_a_local_repo_imports_and_resolves_its_matrix_leg(
     assert report.errors == []
     (task,) = report.tasks
     assert task.language is Language.PYTHON and task.kind is TaskKind.CI_JUDGED
-    assert task.ci_job == "ubuntu-latest (3.12) @ .github/workflows/ci.yml"
+    # the listed 3.12 leg's sibling on 3.11: this machine's Python without a deviation
+    assert task.ci_job == "ubuntu-latest (3.11) @ .github/workflows/ci.yml"
     pipeline = task.require_pipeline()
     assert [(s.name, s.run) for s in pipeline.setup] == [
         ("System packages", "apt-get install -y --no-install-recommends libyaml-dev"),
         ("Install tox", "python -m pip install tox"),
     ]
-    assert [(s.name, s.run) for s in pipeline.steps] == [("Tests", "tox -e py3.12")]
+    assert [(s.name, s.run) for s in pipeline.steps] == [("Tests", "tox -e py3.11")]
     assert pipeline.env["INTEG_TESTS"] == "yes"
     assert pipeline.env["TOX_OVERRIDE"] == "testenv.pass_env+=PYTEST_ADDOPTS"
     notes = "\n".join(task.workflow_notes)
     assert "job lint): kept: Linux (ubuntu-latest), rank 2: a lint leg, not a test job" in notes
     assert "'windows-latest (3.12)' (.github/workflows/ci.yml job tests): dropped: runs on" in notes
-    assert "chosen: leg 'ubuntu-latest (3.12)'" in notes
+    assert "leg 'ubuntu-latest (3.12)' (.github/workflows/ci.yml job tests): kept" in notes
     assert "step 'Coverage' skipped: its if: (matrix.python-version == '3.12' && " in notes
-    assert "uses actions/setup-python@v5 with python-version=3.12: provided by the image" in notes
+    assert "uses actions/setup-python@v5 with python-version=3.11: provided by the image" in notes
     stored = type(task).model_validate_json(task.model_dump_json(by_alias=True))
     assert stored.workflow_notes == task.workflow_notes and stored.ci_name_list == task.ci_name_list
 
@@ -359,7 +368,8 @@ def test_hf_exports_import_offline_and_take_the_first_linux_test_job(
     assert report.errors == []
     (task,) = report.tasks
     assert task.kind is TaskKind.GOLD_JUDGED and task.ci_name_list == (JobRef("*"),)
-    assert task.ci_job == "ubuntu-latest (3.12) @ .github/workflows/ci.yml"  # newest Python
+    # the newest Python this machine has exactly (3.11; 3.12 would run on 3.13)
+    assert task.ci_job == "ubuntu-latest (3.11) @ .github/workflows/ci.yml"
     assert task.fail_to_pass == ("test_calc.py::test_add",)
     with pytest.raises(TaskError, match="pyarrow"):
         read_hf_export(tmp_path / "data.parquet")
