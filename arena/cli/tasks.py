@@ -375,19 +375,8 @@ def report_tasks(
         csv_file.write_text(csv_text(report.rows))
         print(f"wrote {len(report.rows)} row(s) to {csv_file}")
     elif as_json:
-        print(json.dumps(report_json(report), indent=2))
+        from api.schemas.tasks import CorpusReportOut
+
+        print(CorpusReportOut.of(report).model_dump_json(indent=2))
     else:
         _print_report(report)
-
-
-def report_json(report: CorpusReport) -> dict[str, object]:
-    from dataclasses import asdict
-
-    return {
-        "rows": [asdict(r) for r in report.rows],
-        "by_language": {
-            lang: {s.value: n for s, n in counts.items()}
-            for lang, counts in report.by_language.items()
-        },
-        "by_category": [asdict(c) for c in report.by_category],
-    }

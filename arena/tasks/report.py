@@ -218,8 +218,10 @@ def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
     )
     if not built:
         if task.pipeline is None:
-            why = "imported without checks: the pipeline is derived when the task is validated"
+            why = "imported without checks: its pipeline is derived from its CI job on validation"
             return Stage.IMPORTED, PIPELINE_NOT_DERIVED, why
+        if v is not None:  # stale: the verdict was for another version of the task
+            return Stage.IMPORTED, STALE, "the task changed since it was validated"
         how = "arena tasks build-env or validation builds it"
         if entry.environment is Environment.UNKNOWN:
             how += " (its image state is not known here)"
@@ -281,7 +283,7 @@ def _by_category(rows: Sequence[InstanceStatus]) -> tuple[CategoryCount, ...]:
                 by_language=dict(sorted(Counter(r.language for r in mine).items())),
             )
         )
-    return tuple(sorted(found, key=lambda c: (-c.count, c.category)))
+    return tuple(sorted(found, key=lambda c: (-c.count, STAGES.index(c.stage), c.category)))
 
 
 CSV_COLUMNS = (
