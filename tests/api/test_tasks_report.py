@@ -69,6 +69,7 @@ def test_refused_lines_are_kept_and_reported_beside_the_tasks_until_they_import(
     fixed = {**go_line, "base_commit": "abcdef0"}
     assert _upload(client, json.dumps(fixed) + "\n").status_code == 200  # the same file again
     assert _rows(client, language="go") == {"go-1": ("imported", "pipeline not derived")}
+    assert _rows(client, stage="refused") == {}  # the file's unkeyed refusals went with it
 
 
 def test_a_file_with_no_good_line_is_refused_and_its_lines_still_kept(client: TestClient) -> None:
