@@ -10,12 +10,25 @@ from arena.tasks.refusals import Refusal
 _COLUMNS = "instance_id, language, repo, source_file, line, field, message, reason"
 
 
+def _keepable(text: str | None) -> str | None:
+    """PostgreSQL keeps no NUL and no lone surrogate: a refused line may hold both."""
+    if text is None:
+        return None
+    return text.encode("utf-8", "replace").decode().replace("\x00", "\ufffd")
+
+
+def _kept(r: Refusal) -> Refusal:
+    texts = ("instance_id", "language", "repo", "source_file", "field", "message", "reason")
+    return r.model_copy(update={name: _keepable(getattr(r, name)) for name in texts})
+
+
 def keep_import_outcome(
     pool: Pool, refused: Sequence[Refusal], imported_ids: Iterable[str], source_file: str | None
 ) -> None:
     """One import's outcome: imported instances lose their refusal, the unkeyed refusals of a
     file imported again are dropped, and each refused line replaces the refusal of its key."""
     imported = list(imported_ids)
+    source_file = _keepable(source_file)
     with pool.connection() as conn, conn.transaction():
         conn.execute("DELETE FROM import_refusals WHERE instance_id = ANY(%s)", (imported,))
         conn.execute(
@@ -23,7 +36,7 @@ def keep_import_outcome(
             " AND source_file IS NOT DISTINCT FROM %s",
             (source_file,),
         )
-        for r in refused:
+        for r in map(_kept, refused):
             if r.instance_id in imported:
                 continue
             conn.execute(

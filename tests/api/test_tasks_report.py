@@ -76,6 +76,9 @@ def test_a_file_with_no_good_line_is_refused_and_its_lines_still_kept(client: Te
     answer = _upload(client, json.dumps({"instance_id": "x", "language": "rust"}) + "\n", "x.jsonl")
     assert answer.status_code == 422
     assert _rows(client) == {"x": ("refused", "dataset line inconsistent")}
+    hostile = json.dumps({"instance_id": "nul\x00\ud800", "language": "go"}) + "\n{\x00\n"
+    assert _upload(client, hostile, "y.jsonl").status_code == 422  # refused, and kept
+    assert set(_rows(client)) == {"x", "nul\ufffd?", "y.jsonl:2"}
 
 
 def test_csv_export_is_a_file_of_the_chosen_rows(
