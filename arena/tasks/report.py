@@ -172,9 +172,14 @@ class CorpusReport:
 def legs_of(task: Task) -> tuple[str | None, int]:
     """The chosen job leg and how many legs the import weighed.
 
-    Today both come from what `with_pipeline` keeps: `ci_job` and one `leg ...:` line of
-    `workflow_notes` per leg considered. A task without a derived pipeline weighed none.
+    From `Task.ci_legs` where the task has it (every leg considered, with its status, on the
+    lead's branch), else from what `with_pipeline` keeps today: `ci_job`, and one `leg ...:`
+    line of `workflow_notes` per leg considered. A task without a derived pipeline weighed none.
     """
+    legs = getattr(task, "ci_legs", ())
+    if legs:
+        chosen = [f"{c.leg} @ {c.workflow}" for c in legs if c.status == "chosen"]
+        return (chosen[0] if chosen else task.ci_job), len(legs)
     considered = sum(1 for note in task.workflow_notes if note.startswith("leg "))
     return task.ci_job, considered
 
