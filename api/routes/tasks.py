@@ -1,11 +1,12 @@
-"""/api/tasks: import a file of tasks, list and read them, ask for a validation."""
+"""/api/tasks: import a file of tasks, list and read them, ask for a validation, report on the
+corpus (each instance's stage, refused import lines included)."""
 
 from __future__ import annotations
 
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Path, Query, UploadFile, status
+from fastapi import APIRouter, File, Path, Query, Response, UploadFile, status
 from fastapi.concurrency import run_in_threadpool
 from psycopg.rows import DictRow
 
@@ -14,10 +15,13 @@ from api.errors import ApiError, not_found
 from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.tasks import (
+    CorpusReportOut,
     ImportedTask,
     ImportReport,
     Kind,
     LineProblem,
+    ReportFormat,
+    Stage,
     TaskDetail,
     TaskPage,
     TaskSummary,
@@ -25,8 +29,11 @@ from api.schemas.tasks import (
     Validity,
 )
 from api.schemas.tournaments import TaskSelection
+from arena.store import refusals as refusals_store
 from arena.store import tasks as store
 from arena.tasks.importer import import_lines
+from arena.tasks.refusals import refusals_from
+from arena.tasks.report import LibraryTask, corpus_report, csv_text
 from arena.tasks.schema import Language
 from ci_runner.workspace import Workspaces
 
@@ -117,6 +124,11 @@ async def import_tasks(
     workspaces = Workspaces.from_settings(s.ci_settings) if check else None
     report = await run_in_threadpool(import_lines, lines, workspaces)
     stored = await run_in_threadpool(store.upsert_tasks, s.pool, report.tasks)
+    refused = refusals_from(lines, report.errors, file.filename, language)
+    imported_ids = [t.instance_id for t in report.tasks]
+    await run_in_threadpool(
+        refusals_store.keep_import_outcome, s.pool, refused, imported_ids, file.filename
+    )
     errors = [LineProblem(line=e.line, field=e.field, problem=e.message) for e in report.errors]
     if errors and not stored:
         raise ApiError(
@@ -149,6 +161,49 @@ def list_tasks(
     )
     rows, total = store.list_tasks(pool, selection_filter(chosen), limit, offset)
     return TaskPage(tasks=[task_summary(r) for r in rows], total=total, limit=limit, offset=offset)
+
+
+@router.get(
+    "/report",
+    operation_id="corpus_report",
+    response_model=CorpusReportOut,
+    responses={
+        200: {
+            "description": "JSON; with `format=csv`, one row per chosen instance as a CSV file",
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+        },
+        **error_responses(422),
+    },
+)
+def get_report(
+    pool: PoolDep,
+    language: Annotated[
+        str | None, Query(max_length=40, description="rows of this language")
+    ] = None,
+    stage: Annotated[Stage | None, Query(description="rows that stopped at this stage")] = None,
+    format: Annotated[ReportFormat, Query(description="json, or csv (a download)")] = "json",
+) -> CorpusReportOut | Response:
+    """Each instance imported or refused: the stage it reached (refused, imported, environment
+    built, validated, playable) and the reason category where it stopped; counts per language x
+    stage and per category. The service keeps no image state: a task's environment counts as
+    built once its validation ran (see arena.tasks.report)."""
+    library = [LibraryTask(t) for t in store.tasks_matching(pool, store.TaskFilter())]
+    report = corpus_report(refusals_store.list_refusals(pool), library)
+    out = CorpusReportOut.of(report, language, stage)
+    if format == "csv":
+        chosen = {r.instance_id for r in out.rows}
+        body = csv_text(r for r in report.rows if r.instance_id in chosen)
+        name = "corpus-report" + "".join(f"_{v}" for v in (language, stage) if v)
+        return Response(
+            content=body,
+            media_type="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="{_file_safe(name)}.csv"'},
+        )
+    return out
+
+
+def _file_safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
 
 
 def selection_filter(chosen: TaskSelection) -> store.TaskFilter:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import asdict
 from typing import Any, Literal
 
 from pydantic import BaseModel
+
+from arena.tasks.report import STAGES, CorpusReport
 
 Validity = Literal["valid", "invalid", "unvalidated"]
 Kind = Literal["gold-judged", "ci-judged"]
@@ -67,3 +70,69 @@ class ValidationQueued(BaseModel):
     instance_id: str
     status: Literal["queued", "done"]
     validity: Validity
+
+
+Stage = Literal["refused", "imported", "environment built", "validated", "playable"]
+ReportFormat = Literal["json", "csv"]
+
+
+class InstanceStatusOut(BaseModel):
+    """One instance of the corpus: the stage it reached and why it stopped there."""
+
+    instance_id: str  # a refused line without a readable one: `file:line`
+    language: str  # `unknown` when a refused line gives none
+    repo: str | None
+    stage: Stage
+    category: str | None  # why it stopped at `stage`; null when playable
+    reason: str | None
+    chosen_leg: str | None
+    legs_considered: int
+    source_file: str | None
+
+
+class LanguageStages(BaseModel):
+    language: str
+    stages: dict[str, int]  # every stage -> instances that stopped there
+    total: int
+
+
+class CategoryCountOut(BaseModel):
+    category: str
+    stage: Stage
+    count: int
+    by_language: dict[str, int]
+
+
+class CorpusReportOut(BaseModel):
+    """Counts cover the whole corpus; `rows` only the instances the filters chose."""
+
+    stages: list[Stage]
+    by_language: list[LanguageStages]
+    by_category: list[CategoryCountOut]
+    total: int
+    rows: list[InstanceStatusOut]
+
+    @classmethod
+    def of(
+        cls, report: CorpusReport, language: str | None = None, stage: str | None = None
+    ) -> CorpusReportOut:
+        """The report as the API and `arena tasks report --json` show it; filters choose rows."""
+        rows = [
+            r
+            for r in report.rows
+            if (language is None or r.language == language) and (stage is None or r.stage == stage)
+        ]
+        return cls(
+            stages=[s.value for s in STAGES],
+            by_language=[
+                LanguageStages(
+                    language=lang,
+                    stages={s.value: n for s, n in counts.items()},
+                    total=sum(counts.values()),
+                )
+                for lang, counts in report.by_language.items()
+            ],
+            by_category=[CategoryCountOut.model_validate(asdict(c)) for c in report.by_category],
+            total=len(report.rows),
+            rows=[InstanceStatusOut.model_validate(asdict(r)) for r in rows],
+        )

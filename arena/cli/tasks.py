@@ -1,4 +1,4 @@
-"""`arena tasks`: import task JSONL, list tasks, validate them."""
+"""`arena tasks`: import task JSONL, list tasks, validate them, report on the corpus."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
 from arena.cli.options import OnlyOption, TasksOption
 from arena.tasks.importer import import_lines, read_task_lines
 from arena.tasks.pipelines import with_pipeline
+from arena.tasks.refusals import keep_import_outcome, read_refusals, refusals_from, refusals_path
+from arena.tasks.report import STAGES, CorpusReport, Environment, LibraryTask, corpus_report
 from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import load_tasks, only, update_library
 from ci_runner import CISettings, SandboxError
@@ -72,16 +74,21 @@ def import_tasks(
         if language is not None and chosen is None:
             raise TaskError(f"--language {language!r} is not one of python, go, rust, cpp")
         workspaces = Workspaces.from_settings(settings, GitMirrors.parse(mirror or []))
+        filled = chosen or language_from_file_name(source)
         with Progress(console=stderr, transient=True) as progress:
             bar = progress.add_task(f"importing {source.name}", total=len(lines))
             report = import_lines(
                 lines,
                 workspaces if check else None,
                 lambda n: progress.update(bar, completed=n),
-                language=chosen or language_from_file_name(source),
+                language=filled,
                 any_job=hf is not None,
             )
         library = update_library(settings.cache_dir, report.tasks)
+        refused = refusals_from(lines, report.errors, source.name, filled)
+        keep_import_outcome(
+            settings.cache_dir, refused, (t.instance_id for t in report.tasks), source.name
+        )
     for error in report.errors:
         stderr.print(f"[red]{error}[/]", highlight=False)
     kinds = ", ".join(f"{n} {k.value}" for k, n in sorted(report.kinds().items()))
@@ -308,3 +315,86 @@ def validate(
             reason,
         )
     Console().print(table)
+
+
+def _environment_seen(task: Task, environments: EnvironmentBuilder | None) -> LibraryTask:
+    """What the engine says of the task's environment, asking it nothing it would build."""
+    if environments is None or task.pipeline is None or not task.pipeline.setup or task.image:
+        return LibraryTask(task)  # the report decides "none needed" from the task itself
+    state = environments.state(environment_spec(task))
+    if state is None or state.tag is None:
+        return LibraryTask(task, Environment.NOT_BUILT)
+    if state.built:
+        return LibraryTask(task, Environment.BUILT)
+    if state.error:
+        return LibraryTask(task, Environment.FAILED, state.error.splitlines()[0])
+    return LibraryTask(task, Environment.NOT_BUILT)
+
+
+def _print_report(report: CorpusReport) -> None:
+    console = Console()
+    table = Table(title="Instances")
+    for column in ("instance", "language", "stage", "category", "chosen leg"):
+        table.add_column(column)
+    for row in report.rows:
+        leg = escape(row.chosen_leg) if row.chosen_leg else ""
+        if row.legs_considered:
+            leg += f" (of {row.legs_considered} legs)"
+        table.add_row(
+            escape(row.instance_id),
+            row.language,
+            row.stage.value,
+            escape(row.category or ""),
+            leg,
+        )
+    console.print(table)
+    languages = Table(title="Instances per language, by the stage they stopped at")
+    languages.add_column("language")
+    for stage in STAGES:
+        languages.add_column(stage.value, justify="right")
+    languages.add_column("total", justify="right")
+    for language, counts in report.by_language.items():
+        cells = [str(counts[s]) for s in STAGES]
+        languages.add_row(language, *cells, str(sum(counts.values())))
+    console.print(languages)
+    categories = Table(title="Why instances stopped")
+    for column in ("category", "stage", "count", "per language"):
+        categories.add_column(column)
+    for c in report.by_category:
+        per = ", ".join(f"{lang} {n}" for lang, n in c.by_language.items())
+        categories.add_row(escape(c.category), c.stage.value, str(c.count), per)
+    console.print(categories)
+
+
+@app.command("report")
+def report_tasks(
+    tasks: Annotated[
+        str, typer.Option("--tasks", help="imported (with its refused lines), demo, or a file")
+    ] = "imported",
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    csv_file: Annotated[
+        Path | None, typer.Option("--csv", help="write one row per instance to this CSV file")
+    ] = None,
+) -> None:
+    """Each instance's stage (refused, imported, environment built, validated, playable) and
+    why it stopped; counts per language and per reason category."""
+    from arena.tasks.report import csv_text
+
+    settings = CISettings()
+    with exit_on_errors():
+        if as_json and csv_file is not None:
+            raise TaskError("give --json or --csv FILE, not both")
+        workspaces = Workspaces.from_settings(settings)
+        found = load_tasks(tasks, settings.cache_dir, workspaces)
+        refused = read_refusals(refusals_path(settings.cache_dir)) if tasks == "imported" else []
+        environments = _environments(settings)
+        report = corpus_report(refused, [_environment_seen(t, environments) for t in found])
+    if csv_file is not None:
+        csv_file.write_text(csv_text(report.rows))
+        print(f"wrote {len(report.rows)} row(s) to {csv_file}")
+    elif as_json:
+        from api.schemas.tasks import CorpusReportOut
+
+        print(CorpusReportOut.of(report).model_dump_json(indent=2))
+    else:
+        _print_report(report)

@@ -4,8 +4,9 @@ A line whose gold patch touches no file of its language was mislabelled (SwingAr
 some repos under the language GitHub shows for the repo, not the patch's): its tests, if any,
 are not the language's, and its verdicts would not say what the board claims. A line whose
 fields contradict each other (an instance id naming another repo, a gold test patch equal to
-the gold patch) is inconsistent. A missing or unreadable gold patch is validation's to report. The language's files are its sources and
-its build manifests (`go.mod`, `Cargo.toml`, `CMakeLists.txt`).
+the gold patch) is inconsistent. A missing or unreadable gold patch is validation's to report.
+The language's files are its sources and its build manifests (`go.mod`, `Cargo.toml`,
+`CMakeLists.txt`).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Run from the repository root (`python frontend/tests/seeded_api.py PORT`); it pr
 the API (serving frontend/dist at /) answers on 127.0.0.1:PORT, and stops everything on SIGTERM.
 Seeded: a 100-model rating snapshot (rated by the workers' own pure function), a tournament of
 the baselines whose first match carries hostile evidence (script tags, onerror images,
-javascript: links, ANSI escapes, megabytes of log), and workers so a tournament started from the
-website really plays.
+javascript: links, ANSI escapes, megabytes of log), refused import lines and an invalid task for
+the corpus report, and workers so a tournament started from the website really plays.
 """
 
 from __future__ import annotations
@@ -39,9 +39,12 @@ from arena.store.matches import (
 from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import Pool, open_pool
+from arena.store.refusals import keep_import_outcome
 from arena.store.snapshots import store_snapshots
+from arena.store.tasks import upsert_tasks
 from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
+from arena.tasks.refusals import Refusal
 from arena.tasks.schema import Validation
 from ci_runner import CIResult, CISettings
 from tests.store.servers import postgres_server, redis_server
@@ -172,6 +175,30 @@ def hostile_round(submitter: str, reviewer: str, log_mb: float) -> RoundRecord:
     )
 
 
+REFUSED = (  # (instance id, language, field, message, reason): as an import reports them
+    ("go__gin-101", "go", "repo", "cannot clone github.com/gone/gin", "repo not reachable"),
+    ("cpp__fmt-7", "cpp", "ci_name_list", "the Linux job needs conda", "conda job (unsupported)"),
+    ("python__qt-3", "python", "ci_name_list", "only windows-latest", "Windows or macOS only"),
+    (None, "rust", "(line)", "not JSON: Expecting value", "not JSON"),
+)
+INVALID_REASON = "no test fails without the gold patch and passes with it"
+
+
+def seed_corpus(pool: Pool, cache_dir: Path) -> None:
+    """Refused lines of SwingArena-shaped files and an imported task that validation refused,
+    for the corpus report (the seeded tournament's task is valid: playable)."""
+    for number, (instance_id, language, field, message, reason) in enumerate(REFUSED, 1):
+        refusal = Refusal(instance_id=instance_id, language=language,
+                          repo=None if instance_id is None else f"https://github.com/x/{number}",
+                          source_file=f"{language}_filtered_instance_list.jsonl", line=number,
+                          field=field, message=message, reason=reason)  # fmt: skip
+        keep_import_outcome(pool, [refusal], [], refusal.source_file)
+    invalid = demo_tasks(cache_dir / "demo-repos")[2]
+    (stored,) = upsert_tasks(pool, [invalid])
+    verdict = Validation(valid=False, reason=INVALID_REASON, fingerprint=invalid.fingerprint())
+    store_validation(pool, stored.id, invalid, verdict)
+
+
 def seed(database_url: str, cache_dir: Path) -> None:
     """Stores the seeded data, and writes a one-task file for the import form to upload."""
     SEED_DIR.mkdir(parents=True, exist_ok=True)
@@ -209,6 +236,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
             store_answer(pool, match_id, idx, Role.REVIEWER, rev, record.tests)
             store_round(pool, match_id, idx, record)
         end_match(pool, match_id, "done", score={"oracle": 1, "partial": 1}, result="tie")
+        seed_corpus(pool, cache_dir)
     finally:
         pool.close()
 

@@ -16,7 +16,7 @@ def _columns(conn: psycopg.Connection[tuple[str, ...]], table: str) -> set[str]:
 
 
 def test_migrate_creates_the_schema_once(database_url: str) -> None:
-    assert migrate(database_url) == ["0001_schema", "0002_api"]
+    assert migrate(database_url) == ["0001_schema", "0002_api", "0003_import_refusals"]
     assert migrate(database_url) == []
     with psycopg.connect(database_url) as conn:
         tables = {
@@ -36,6 +36,7 @@ def test_migrate_creates_the_schema_once(database_url: str) -> None:
             "rating_snapshots",
             "steps",
             "schema_migrations",
+            "import_refusals",
         } <= tables
         assert {"fingerprint", "validation"} <= _columns(conn, "tasks")
         assert {"raw_text", "diff"} & _columns(conn, "answers") == set()  # stored whole, as JSON
@@ -55,7 +56,7 @@ def test_concurrent_migrations_apply_once(database_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(applied) == [[], [], [], ["0001_schema", "0002_api"]]
+    assert sorted(applied) == [[], [], [], ["0001_schema", "0002_api", "0003_import_refusals"]]
 
 
 def _seed(conn: psycopg.Connection[tuple[str, ...]]) -> None:

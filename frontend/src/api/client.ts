@@ -14,6 +14,7 @@ export type AnswerEvidence = Schemas["AnswerEvidence"];
 export type TournamentOut = Schemas["TournamentOut"];
 export type TaskSummary = Schemas["TaskSummary"];
 export type ImportReport = Schemas["ImportReport"];
+export type CorpusReport = Schemas["CorpusReportOut"];
 
 const TOKEN_KEY = "arena.adminToken";
 

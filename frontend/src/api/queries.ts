@@ -1,6 +1,6 @@
 // Query hooks: one per read, keyed so pages share caches (TanStack Query).
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "./client";
+import { api, unwrap, type CorpusReport } from "./client";
 import type { paths } from "./schema";
 
 type BoardQuery = {
@@ -98,4 +98,14 @@ export const useHealth = () =>
     },
     refetchInterval: 30_000,
     retry: false,
+  });
+
+export type ReportQuery = NonNullable<paths["/api/tasks/report"]["get"]["parameters"]["query"]>;
+
+export const useCorpusReport = (query: Omit<ReportQuery, "format">) =>
+  useQuery({
+    queryKey: ["tasks", "report", query],
+    // JSON: the CSV form (format=csv) is a download link, never fetched here
+    queryFn: async () => (await unwrap(api.GET("/api/tasks/report", { params: { query } }))) as CorpusReport,
+    placeholderData: keepPreviousData,
   });

@@ -1,4 +1,5 @@
-// Tasks: validity and kind, language, repo, gold test counts and deviations; an import form.
+// Tasks: validity and kind, language, repo, gold test counts and deviations; an import form; the
+// corpus report (each instance's stage, refused import lines included).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router";
@@ -6,6 +7,7 @@ import { adminToken, api, unwrap, type ImportReport, type TaskSummary } from "..
 import { useTask, useTasks } from "../api/queries";
 import { ErrorBox, QueryState } from "../components/Status";
 import { KINDS, LANGUAGES } from "../lib/filters";
+import { CorpusReport } from "./CorpusReport";
 import { when } from "../lib/format";
 
 const VALIDITY = ["valid", "invalid", "unvalidated"] as const;
@@ -149,6 +151,7 @@ export function TasksPage() {
           </>
         )}
       </QueryState>
+      <CorpusReport />
       {adminToken.get() ? <ImportForm /> : <p className="hint">To import tasks, enter the admin token on the <Link to="/admin">admin page</Link>.</p>}
     </>
   );
