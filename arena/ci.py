@@ -50,8 +50,9 @@ class TaskCI:
         language's toolchain image."""
         if task.image:
             return task.image
-        if task.require_pipeline().setup:
-            return self._environments.ensure(environment_spec(task))
+        spec = environment_spec(task)
+        if self._environments.needs_build(spec):
+            return self._environments.ensure(spec)
         with self._lock:
             language = task.language.value
             if language not in self._image_tags:

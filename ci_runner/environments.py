@@ -18,8 +18,10 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import docker.errors
@@ -159,6 +161,22 @@ def runtime_env(language: str) -> dict[str, str]:
 _OFFLINE_ONLY = ("PIP_NO_INDEX", "GOPROXY", "CARGO_NET_OFFLINE")
 
 
+_GO_REQUIRE = re.compile(r"^\s*require\b", re.MULTILINE)
+_CARGO_DEPENDENCY = re.compile(
+    r"^\[(?:[\w.-]+\.)?(?:dev-|build-)?dependencies(?:\.[\w-]+)?\]\s*\n\s*[\w\"-]",
+    re.MULTILINE,
+)
+
+
+def fetches_dependencies(language: str, go_mod: str | None, cargo_toml: str | None) -> bool:
+    """A Go module that requires modules, or a crate (or workspace) with dependencies."""
+    if language == "go":
+        return go_mod is not None and bool(_GO_REQUIRE.search(go_mod))
+    if language == "rust":
+        return cargo_toml is not None and bool(_CARGO_DEPENDENCY.search(cargo_toml))
+    return False
+
+
 class EnvironmentBuildError(CIError):
     """A setup step (or the preparation around it) failed: a fault of the task, not the host."""
 
@@ -237,9 +255,18 @@ class EnvironmentBuilder:
     def images(self) -> ImageBuilder:
         return self._images
 
+    def needs_build(self, spec: EnvironmentSpec) -> bool:
+        """Whether runs of `spec` need an environment image: setup steps to run, or modules
+        and crates to fetch (a job's `go test` fetches them itself, which an offline run
+        cannot: the build's `go mod download`/`cargo fetch` does it once)."""
+        if spec.pipeline.setup:
+            return True
+        read = partial(self._workspaces.read_text, spec.repo, spec.commit)
+        return fetches_dependencies(spec.language, read("go.mod"), read("Cargo.toml"))
+
     def image_for(self, spec: EnvironmentSpec, progress: Progress = _quiet) -> str:
-        """The image a CI run of `spec` uses: its environment image when it has setup steps."""
-        if not spec.pipeline.setup:
+        """The image a CI run of `spec` uses: its environment image when it needs one."""
+        if not self.needs_build(spec):
             return self._images.ensure(spec.language, progress)
         return self.ensure(spec, progress)
 
@@ -256,8 +283,8 @@ class EnvironmentBuilder:
         )
 
     def state(self, spec: EnvironmentSpec) -> EnvironmentState | None:
-        """The environment's state, building nothing; None when the pipeline has no setup."""
-        if not spec.pipeline.setup:
+        """The environment's state, building nothing; None when it needs no build."""
+        if not self.needs_build(spec):
             return None
         toolchain = self._images.find_toolchain(spec.language, self.toolchain_for(spec))
         toolchain_id = self._images.find_id(toolchain) if toolchain else None

@@ -119,12 +119,12 @@ def _environment_state(task: Task, environments: EnvironmentBuilder | None) -> s
         return f"image {task.image}"
     if task.pipeline is None:
         return "pipeline not derived yet"
-    if not task.pipeline.setup:
-        return "toolchain image"
     if environments is None:
         return "unknown (no Docker engine)"
     state = environments.state(environment_spec(task))
-    if state is None or state.tag is None:
+    if state is None:
+        return "toolchain image"
+    if state.tag is None:
         return "not built"
     notes = "".join(f"\n[yellow]note[/]: {escape(n)}" for n in task.environment_notes)
     if state.built:
@@ -205,10 +205,10 @@ def build_env(
                 notes = task.environment_notes
                 try:
                     derived = with_pipeline(task, workspaces)
-                    if task.image or not derived.require_pipeline().setup:
-                        outcome = "toolchain image (no setup steps)"
+                    spec = environment_spec(derived)
+                    if task.image or not environments.needs_build(spec):
+                        outcome = "toolchain image (nothing to set up or fetch)"
                     else:
-                        spec = environment_spec(derived)
                         notes = environments.toolchain_for(spec).notes
                         outcome = environments.ensure(spec, show, retry=retry)
                 except (EnvironmentBuildError, TaskError) as exc:
@@ -319,10 +319,12 @@ def validate(
 
 def _environment_seen(task: Task, environments: EnvironmentBuilder | None) -> LibraryTask:
     """What the engine says of the task's environment, asking it nothing it would build."""
-    if environments is None or task.pipeline is None or not task.pipeline.setup or task.image:
+    if environments is None or task.pipeline is None or task.image:
         return LibraryTask(task)  # the report decides "none needed" from the task itself
     state = environments.state(environment_spec(task))
-    if state is None or state.tag is None:
+    if state is None:
+        return LibraryTask(task, Environment.NONE_NEEDED)
+    if state.tag is None:
         return LibraryTask(task, Environment.NOT_BUILT)
     if state.built:
         return LibraryTask(task, Environment.BUILT)

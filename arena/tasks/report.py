@@ -60,6 +60,7 @@ class Environment(StrEnum):
     BUILT = "built"
     FAILED = "failed"
     NOT_BUILT = "not built"
+    NONE_NEEDED = "none needed"  # nothing to set up or fetch: the toolchain image serves
     UNKNOWN = "unknown"  # no engine to ask
 
 
@@ -198,8 +199,14 @@ def _refused(refusal: Refusal) -> InstanceStatus:
     )
 
 
-def _needs_no_environment(task: Task) -> bool:
-    return task.image is not None or (task.pipeline is not None and not task.pipeline.setup)
+def _needs_no_environment(entry: LibraryTask) -> bool:
+    """The engine said so; without one, a task without setup steps is taken to need none
+    (a Go or Rust task may still need its modules or crates fetched)."""
+    task = entry.task
+    if task.image is not None or entry.environment is Environment.NONE_NEEDED:
+        return True
+    unknown = entry.environment is Environment.UNKNOWN
+    return unknown and task.pipeline is not None and not task.pipeline.setup
 
 
 def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
@@ -217,7 +224,7 @@ def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
             return Stage.VALIDATED, ENV_FAILED, reason
         return Stage.IMPORTED, ENV_FAILED, reason
     built = (
-        _needs_no_environment(task)
+        _needs_no_environment(entry)
         or entry.environment is Environment.BUILT
         or (v is not None and current)  # validation ran the pipeline in its environment
     )
