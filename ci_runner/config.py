@@ -52,6 +52,12 @@ class CISettings(BaseSettings):
     build_network: str = Field(default="bridge", min_length=1)
     build_ca_bundle: Path | None = None
     build_env: dict[str, str] = Field(default_factory=_build_passthrough)
+    # environment builds resolve packages (PyPI, npm) as of the task's date, when it has one
+    package_date_cut: bool = True
+    # the index the date-cut PyPI index reads (PEP 691 JSON with upload times)
+    package_index_url: str = Field(default="https://pypi.org/simple", min_length=1)
+    # memory of each `services:` container (PostgreSQL, MySQL, Redis) beside a job
+    service_memory_mb: int = Field(default=1024, ge=128)
 
     @property
     def mirrors_dir(self) -> Path:
