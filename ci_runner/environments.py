@@ -35,6 +35,7 @@ from ci_runner.package_dates import (
     index_command,
     normalize_cutoff,
     resolution_env,
+    stop_index_command,
 )
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.runner_setup import SHIM_DIR, install_missing, mentioned_tools, shim_files
@@ -612,7 +613,7 @@ class EnvironmentBuilder:
         """Leave nothing of the build running, no package lists, only the caches writable."""
         uid = sandbox_uid()
         cleanup = (
-            f"pkill -f {BUILD_MOUNT}/{INDEX_SCRIPT.name} || true\n"
+            f"{stop_index_command(INDEX_PORT_FILE)}\n"
             "rm -rf /root/.cache /tmp/* /tmp/.[!.]* /var/lib/apt/lists/* "
             "/var/cache/apt/*.bin /var/cache/apt/archives/*.deb\n"
             f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}\n{_ONLY_CACHE_WRITABLE}"

@@ -37,11 +37,17 @@ def index_command(cutoff: str, upstream: str, script: str, port_file: str) -> st
     return f"""command -v python3 >/dev/null || exit 0
 rm -f {port_file}
 setsid python3 {script} {cutoff} {upstream} {port_file} > {port_file}.log 2>&1 < /dev/null &
+echo $! > {port_file}.pid
 for _ in $(seq 100); do
   [ -s {port_file} ] && {{ cat {port_file}; exit 0; }}
   sleep 0.1
 done
 echo "the date-cut package index did not start:" >&2; cat {port_file}.log >&2; exit 1"""
+
+
+def stop_index_command(port_file: str) -> str:
+    """A shell command that stops the date-cut index, if it was started."""
+    return f"if [ -s {port_file}.pid ]; then kill $(cat {port_file}.pid) 2>/dev/null || true; fi"
 
 
 def resolution_env(cutoff: str, index_port: int | None) -> dict[str, str]:
