@@ -26,6 +26,7 @@ def environment_spec(task: Task) -> EnvironmentSpec:
         language=task.language.value,
         pipeline=task.require_pipeline(),
         toolchain_request=task.toolchain_request,
+        as_of=task.created_at,
     )
 
 

@@ -77,6 +77,8 @@ def run(only: list[str], cache: Path) -> list[Outcome]:
                 if number.isdigit() and wanted[int(number) - 1] is record:
                     outcome.reason = line.split(": ", 1)[1]
             outcomes[outcome.instance] = outcome
+        if done.returncode not in (0, 2):
+            raise SystemExit(f"arena tasks import failed: {done.stderr[-2000:]}")
     library = [json.loads(line) for line in (cache / "tasks.jsonl").read_text().splitlines()]
     for task in library:
         outcome = outcomes.get(task["instance_id"])

@@ -78,6 +78,13 @@ class CISettings(BaseSettings):
     def mirror_rules(self) -> GitMirrors:
         return GitMirrors.of(self.git_mirrors)
 
+    # environment builds resolve packages (PyPI, npm) as of the task's date, when it has one
+    package_date_cut: bool = True
+    # the index the date-cut PyPI index reads (PEP 691 JSON with upload times)
+    package_index_url: str = Field(default="https://pypi.org/simple", min_length=1)
+    # memory of each `services:` container (PostgreSQL, MySQL, Redis) beside a job
+    service_memory_mb: int = Field(default=1024, ge=128)
+
     @property
     def mirrors_dir(self) -> Path:
         return self.cache_dir / "mirrors"

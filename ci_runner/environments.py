@@ -25,16 +25,28 @@ from functools import partial
 from pathlib import Path
 
 import docker.errors
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import CIError, ImageError
 from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE, ImageBuilder
 from ci_runner.locks import file_lock
+from ci_runner.package_dates import (
+    BYPASSES,
+    INDEX_SCRIPT,
+    index_command,
+    normalize_cutoff,
+    resolution_env,
+    stop_index_command,
+)
 from ci_runner.pipeline import Pipeline, Step
+from ci_runner.runner_setup import SHIM_DIR, install_missing, mentioned_tools, shim_files
+from ci_runner.runner_setup import build_env as runner_build_env
 from ci_runner.sandbox.base import SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
+from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
 from ci_runner.toolchains import REQUEST_FILES, ToolchainChoice, toolchain_choice
+from ci_runner.warmup import setup_failure
 from ci_runner.workspace import Workspaces, remove_tree, source_key
 
 Progress = Callable[[str], None]
@@ -46,11 +58,12 @@ WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
 GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
 BUILD_MOUNT = "/mnt"  # an empty directory of every Debian image; a tmpfs during builds
 BUILD_CA = f"{BUILD_MOUNT}/ca.crt"
+INDEX_PORT_FILE = f"{BUILD_MOUNT}/index.port"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "4"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "5"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -61,19 +74,6 @@ _CA_VARIABLES = (
     "CARGO_HTTP_CAINFO",
     "NODE_EXTRA_CA_CERTS",
 )
-
-# `sudo` in a setup step: the build already runs as root
-_SUDO_SHIM = """#!/bin/sh
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -u|-g|-p|-C|-D|-h|-r|-t|-T|-U) shift 2 ;;
-    --) shift; break ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-exec "$@"
-"""
 
 _PYTHON_PREPARE = f"python3 -m venv --system-site-packages {VENV}"
 _PYTHON_COLLECT = f"""mkdir -p {WHEELHOUSE}
@@ -193,6 +193,15 @@ class EnvironmentSpec(BaseModel):
     # the version the job itself asks for (its matrix python-version, go-version, ...);
     # when None, the repo's own files decide (go.mod, rust-toolchain, .python-version, ...)
     toolchain_request: str | None = None
+    # the task's date (its `created_at`): packages are resolved as they were then (PyPI
+    # through the date-cut index, uv, npm); None resolves today's, as does
+    # ARENA_PACKAGE_DATE_CUT=false. Kept as an RFC 3339 UTC time (a bare date: its end)
+    as_of: str | None = None
+
+    @field_validator("as_of")
+    @classmethod
+    def _rfc3339(cls, value: str | None) -> str | None:
+        return None if value is None or not value.strip() else normalize_cutoff(value)
 
     def key(self, toolchain_id: str) -> str:
         decisive = {
@@ -203,7 +212,9 @@ class EnvironmentSpec(BaseModel):
             "setup": [s.model_dump(mode="json") for s in self.pipeline.setup],
             "steps": [s.model_dump(mode="json") for s in self.pipeline.steps],  # the warm-up
             "env": self.pipeline.env,
+            "services": {k: v.model_dump(mode="json") for k, v in self.pipeline.services.items()},
             "toolchain": toolchain_id,
+            "as_of": self.as_of,
         }
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -224,6 +235,8 @@ class EnvironmentRecord(BaseModel):
     key: str
     tag: str
     error: str | None = None
+    # the cutoff packages were resolved at (RFC 3339, UTC), None when resolved as of the build
+    packages_as_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -282,10 +295,17 @@ class EnvironmentBuilder:
             spec.language, spec.toolchain_request, files, self._settings.toolchain_registry
         )
 
+    def effective(self, spec: EnvironmentSpec) -> EnvironmentSpec:
+        """`spec` as this builder builds it: without its date when the date cut is off."""
+        if self._settings.package_date_cut or spec.as_of is None:
+            return spec
+        return spec.model_copy(update={"as_of": None})
+
     def state(self, spec: EnvironmentSpec) -> EnvironmentState | None:
         """The environment's state, building nothing; None when it needs no build."""
         if not self.needs_build(spec):
             return None
+        spec = self.effective(spec)
         toolchain = self._images.find_toolchain(spec.language, self.toolchain_for(spec))
         toolchain_id = self._images.find_id(toolchain) if toolchain else None
         if toolchain_id is None:
@@ -296,6 +316,14 @@ class EnvironmentBuilder:
         record = self._record(spec.key(toolchain_id))
         return EnvironmentState(tag=tag, built=False, error=record.error if record else None)
 
+    def record(self, spec: EnvironmentSpec) -> EnvironmentRecord | None:
+        """The record of the last build of `spec` (its tag, error and the date its packages
+        were resolved at), building nothing; None before its first build."""
+        spec = self.effective(spec)
+        toolchain = self._images.find_toolchain(spec.language, self.toolchain_for(spec))
+        toolchain_id = self._images.find_id(toolchain) if toolchain else None
+        return None if toolchain_id is None else self._record(spec.key(toolchain_id))
+
     def ensure(
         self, spec: EnvironmentSpec, progress: Progress = _quiet, retry: bool = False
     ) -> str:
@@ -304,6 +332,7 @@ class EnvironmentBuilder:
         A build that failed before fails again with its recorded error, unless `retry`:
         a broken setup step is a property of the task, not worth a rebuild on every run.
         """
+        spec = self.effective(spec)
         choice = self.toolchain_for(spec)
         toolchain = self._images.ensure_toolchain(spec.language, choice, progress)
         toolchain_id = self._images.image_id(toolchain)
@@ -317,13 +346,42 @@ class EnvironmentBuilder:
             record = self._record(key)
             if record is not None and record.error is not None and not retry:
                 raise EnvironmentBuildError(record.error)
+            outcome = EnvironmentRecord(key=key, tag=tag, packages_as_of=spec.as_of)
             try:
                 self._build(spec, toolchain, tag, progress)
             except EnvironmentBuildError as exc:
-                self._write_record(EnvironmentRecord(key=key, tag=tag, error=str(exc)))
+                self._write_record(outcome.model_copy(update={"error": str(exc)}))
                 raise
-            self._write_record(EnvironmentRecord(key=key, tag=tag))
+            self._write_record(outcome)
         return tag
+
+    def remove_unused(self, keep_tags: set[str]) -> list[str]:
+        """Remove the environment images of this engine that are not in `keep_tags` (the
+        tags of the tasks still in the library) and the build records naming them; an image
+        a container still uses is kept. Returns the tags removed."""
+        removed: list[str] = []
+        try:
+            found = self._images.client.images.list(filters={"label": ENV_IMAGE_LABEL})
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"cannot list environment images: {exc}") from exc
+        for image in found:
+            for tag in image.tags:
+                if tag in keep_tags or not tag.startswith("arena/env-"):
+                    continue
+                try:
+                    self._images.client.images.remove(tag)
+                except docker.errors.ImageNotFound:
+                    pass
+                except docker.errors.APIError:  # in use by a container: next time
+                    continue
+                removed.append(tag)
+        gone = set(removed)
+        directory = self._settings.environments_dir
+        for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+            with contextlib.suppress(ValueError, OSError):
+                if EnvironmentRecord.model_validate_json(path.read_text()).tag in gone:
+                    path.unlink()
+        return removed
 
     def _record_path(self, key: str) -> Path:
         return self._settings.environments_dir / f"{key}.json"
@@ -357,20 +415,39 @@ class EnvironmentBuilder:
                         f"{self._settings.limits.disk_mb} MiB"
                     ) from exc
                 remove_tree(run_dir)  # the build container has its own copy now
-                box.write_file(f"{BUILD_MOUNT}/bin/sudo", _SUDO_SHIM.encode(), mode=0o755)
+                for path, (data, mode) in shim_files().items():
+                    box.write_file(path, data, mode=mode)
+                box.write_file(f"{BUILD_MOUNT}/{INDEX_SCRIPT.name}", INDEX_SCRIPT.read_bytes())
                 if ca is not None:
                     box.write_file(BUILD_CA, ca.read_bytes())
-                self._run_in(box, spec, tag, progress)
+                with self._services(box, spec, progress):
+                    self._run_in(box, spec, tag, progress)
+                self._clean(box, spec, tag)
                 progress(f"committing {tag}")
                 self._commit(box, spec, tag)
         finally:
             remove_tree(run_dir)
 
+    def _services(
+        self, box: DockerSandbox, spec: EnvironmentSpec, progress: Progress
+    ) -> RunningServices:
+        """The job's services beside the build container, for its setup and warm-up steps."""
+        if not spec.pipeline.services:
+            return RunningServices()
+        try:
+            return start_services(
+                ServiceImages(self._images), spec.pipeline.services, box, progress
+            )
+        except ServiceError as exc:
+            raise EnvironmentBuildError(
+                f"environment of {spec.repo} at {spec.commit[:12]}: {exc}"
+            ) from exc
+
     def _start(self, toolchain: str, tag: str, budget_s: float) -> DockerSandbox:
         """A root build container with the build network and no host path mounted.
 
-        The workspace and the build files (CA bundle, sudo shim) sit on tmpfs mounts, which
-        `docker commit` leaves out: neither the checkout nor the CA bundle reaches the image.
+        The workspace and the build files (CA bundle, shims, the date-cut index) sit on tmpfs
+        mounts, which `docker commit` leaves out: none of them reaches the image.
         """
         limits = self._settings.limits
         client = self._images.client
@@ -406,11 +483,12 @@ class EnvironmentBuilder:
         return box
 
     def _build_env(self, language: str) -> dict[str, str]:
-        """Runtime variables minus the offline switches, plus the build's trust and proxies."""
+        """Runtime variables minus the offline switches, plus the build's trust and proxies,
+        and the runner-like shims first on PATH."""
         env = {k: v for k, v in runtime_env(language).items() if k not in _OFFLINE_ONLY}
-        env["PATH"] = f"{env['PATH']}:{BUILD_MOUNT}/bin"
+        env["PATH"] = f"{SHIM_DIR}:{env['PATH']}"
         env |= {"HOME": "/root", "LANG": "C.UTF-8", "CI": "true"}
-        env["DEBIAN_FRONTEND"] = "noninteractive"
+        env |= runner_build_env()
         env |= self._settings.build_env
         if self._settings.build_ca_bundle is not None:
             env |= {name: BUILD_CA for name in _CA_VARIABLES}
@@ -425,6 +503,18 @@ class EnvironmentBuilder:
         workdir: str = ".",
         timeout_s: float = _COLLECT_TIMEOUT_S,
     ) -> tuple[bool, str]:
+        ok, log, _ = self._exec_code(box, what, command, env, workdir, timeout_s)
+        return ok, log
+
+    def _exec_code(
+        self,
+        box: DockerSandbox,
+        what: str,
+        command: str,
+        env: dict[str, str],
+        workdir: str = ".",
+        timeout_s: float = _COLLECT_TIMEOUT_S,
+    ) -> tuple[bool, str, int | None]:
         done = box.exec(
             command,
             env=env,
@@ -436,7 +526,56 @@ class EnvironmentBuilder:
             raise EnvironmentBuildError(
                 f"{what} timed out after {timeout_s:.0f}s:\n{_tail(done.output)}"
             )
-        return done.exit_code == 0, done.output
+        return done.exit_code == 0, done.output, done.exit_code
+
+    def _date_cut(
+        self, box: DockerSandbox, spec: EnvironmentSpec, env: dict[str, str]
+    ) -> dict[str, str] | None:
+        """The variables that resolve packages as of the task's date, the date-cut PyPI
+        index started first if the container has a python3 to run it (a setup step may
+        install one: asked again before each step until it runs); None without a date."""
+        if spec.as_of is None:
+            return None
+        upstream = self._settings.build_env.get("PIP_INDEX_URL", self._settings.package_index_url)
+        command = index_command(
+            spec.as_of, upstream, f"{BUILD_MOUNT}/{INDEX_SCRIPT.name}", INDEX_PORT_FILE
+        )
+        ok, log = self._exec(box, "starting the date-cut package index", command, env)
+        if not ok:
+            raise EnvironmentBuildError(
+                f"environment of {spec.repo} at {spec.commit[:12]}: the date-cut package "
+                f"index did not start:\n{_tail(log)}"
+            )
+        port = log.strip().splitlines()[-1] if log.strip() else ""
+        return resolution_env(spec.as_of, int(port) if port.isdigit() else None)
+
+    def _with_date(
+        self,
+        box: DockerSandbox,
+        spec: EnvironmentSpec,
+        env: dict[str, str],
+        cut: dict[str, str] | None,
+    ) -> tuple[dict[str, str], dict[str, str] | None]:
+        """`env` resolving as of the task's date; the index started once python3 is there."""
+        if spec.as_of is not None and (cut is None or "PIP_INDEX_URL" not in cut):
+            cut = self._date_cut(box, spec, env)
+        if cut is None:
+            return env, cut
+        dated = {k: v for k, v in env.items() if k not in BYPASSES}
+        return dated | cut, cut
+
+    def _tools_for(
+        self, box: DockerSandbox, step: Step, env: dict[str, str], progress: Progress
+    ) -> None:
+        """Install the runner tools the step calls and the image lacks (curl, make, jq...)."""
+        tools = mentioned_tools(step.run)
+        if not tools:
+            return
+        ok, log = self._exec(box, "installing runner tools", install_missing(tools), env)
+        if "arena: installing" in log:
+            progress(log.split("arena: installing", 1)[1].splitlines()[0].strip())
+        if not ok:  # the step itself says what it missed, if it needed it
+            progress(f"could not install the runner tools {step.name!r} calls:\n{_tail(log, 5)}")
 
     def _run_in(
         self, box: DockerSandbox, spec: EnvironmentSpec, tag: str, progress: Progress
@@ -448,13 +587,18 @@ class EnvironmentBuilder:
         ok, log = self._exec(box, "preparing the environment", prepare, env)
         if not ok:
             raise EnvironmentBuildError(f"{tag}: preparing the environment failed:\n{_tail(log)}")
+        cut: dict[str, str] | None = None
+        if spec.as_of is not None:
+            progress(f"resolving packages as of {spec.as_of}")
         for step in pipeline.setup:
             progress(f"setup step {step.name!r}")
+            self._tools_for(box, step, env, progress)
+            dated, cut = self._with_date(box, spec, env, cut)
             ok, log = self._exec(
                 box,
                 f"setup step {step.name!r}",
                 step.run,
-                {**env, **pipeline.env, **step.env},
+                {**dated, **pipeline.env, **step.env},
                 step.workdir,
                 step.timeout_s,
             )
@@ -463,51 +607,63 @@ class EnvironmentBuilder:
                     f"environment of {spec.repo} at {spec.commit[:12]}: setup step "
                     f"{step.name!r} failed:\n{_tail(log)}"
                 )
+        for step in pipeline.steps:  # CI runs are offline: what their steps call is kept
+            self._tools_for(box, step, env, progress)
         if language in _WARMED_ONLINE:
-            self._warm(box, language, pipeline.steps, pipeline.env, progress, online=True)
+            dated, cut = self._with_date(box, spec, env, cut)
+            self._warm(box, spec, dated, progress, online=True)
         if language in _COLLECT:
             progress("keeping what offline runs need")
-            ok, log = self._exec(box, "collecting dependencies", _COLLECT[language], env)
+            dated, cut = self._with_date(box, spec, env, cut)
+            ok, log = self._exec(box, "collecting dependencies", _COLLECT[language], dated)
             if not ok:
                 raise EnvironmentBuildError(
                     f"environment of {spec.repo} at {spec.commit[:12]}: collecting the "
                     f"dependencies for offline runs failed:\n{_tail(log)}"
                 )
         if language in _WARMED:
-            self._warm(box, language, pipeline.steps, pipeline.env, progress)
+            self._warm(box, spec, env, progress)
+
+    def _clean(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
+        """Leave nothing of the build running, no package lists, only the caches writable."""
         uid = sandbox_uid()
         cleanup = (
-            "rm -rf /root/.cache /tmp/* /tmp/.[!.]*\n"
+            f"{stop_index_command(INDEX_PORT_FILE)}\n"
+            "rm -rf /root/.cache /tmp/* /tmp/.[!.]* /var/lib/apt/lists/* "
+            "/var/cache/apt/*.bin /var/cache/apt/archives/*.deb\n"
             f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}\n{_ONLY_CACHE_WRITABLE}"
         )
-        ok, log = self._exec(box, "cleaning up", cleanup, env)
+        ok, log = self._exec(box, "cleaning up", cleanup, self._build_env(spec.language))
         if not ok:
             raise EnvironmentBuildError(f"{tag}: cleaning up failed:\n{_tail(log)}")
 
     def _warm(
         self,
         box: DockerSandbox,
-        language: str,
-        steps: tuple[Step, ...],
-        pipeline_env: dict[str, str],
+        spec: EnvironmentSpec,
+        build_env: dict[str, str],
         progress: Progress,
         online: bool = False,
     ) -> None:
         """Run the CI steps once at the base commit, for their caches.
 
-        Their verdict does not matter (tests may well fail before the fix); what stays is the
-        build cache, so a CI run recompiles only what its diffs touch. Offline settings are on
-        unless `online`: then the steps may fetch what their runners install (tox's deps).
+        Their test verdict does not matter (tests may well fail before the fix); what stays
+        is the build cache, so a CI run recompiles only what its diffs touch. But a step that
+        could not set itself up (an install, a resolution, a dependency's build failed) would
+        fail so in every CI run: the build fails with its reason and log. Offline settings
+        are on unless `online`: then the steps may fetch what their runners install (tox's
+        deps), as of the task's date.
         """
-        build_env = self._build_env(language)
+        language = spec.language
+        pipeline_env = spec.pipeline.env
         if online:
             env = {**build_env, **pipeline_env}
         else:
             env = {**build_env, **runtime_env(language), **pipeline_env}
             env["HOME"] = "/root"
-        for step in steps:
+        for step in spec.pipeline.steps:
             progress(f"warming build caches: {step.name!r}")
-            ok, _ = self._exec(
+            ok, log, code = self._exec_code(
                 box,
                 f"warm-up step {step.name!r}",
                 step.run,
@@ -515,7 +671,15 @@ class EnvironmentBuilder:
                 step.workdir,
                 step.timeout_s,
             )
-            if not ok and not step.continue_on_error:
+            if ok:
+                continue
+            reason = setup_failure(log, code)
+            if reason is not None:
+                raise EnvironmentBuildError(
+                    f"environment of {spec.repo} at {spec.commit[:12]}: the warm-up run of "
+                    f"step {step.name!r} could not set itself up ({reason}):\n{_tail(log)}"
+                )
+            if not step.continue_on_error:
                 break
 
     def _commit(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
@@ -526,13 +690,16 @@ class EnvironmentBuilder:
             f"WORKDIR {WORKSPACE}",
             'CMD ["sleep", "infinity"]',
         ]
+        labels = {ENV_IMAGE_LABEL: spec.language}
+        if spec.as_of is not None:
+            labels[f"{ENV_IMAGE_LABEL}.packages-as-of"] = spec.as_of
         try:
             self._images.client.api.commit(
                 box.container_id,
                 repository=repository,
                 tag=version,
                 changes=changes,
-                conf={"Labels": {ENV_IMAGE_LABEL: spec.language}},
+                conf={"Labels": labels},
             )
         except ENGINE_ERRORS as exc:
             raise ImageError(f"committing {tag} failed: {exc}") from exc

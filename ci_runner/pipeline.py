@@ -2,8 +2,18 @@
 
 from enum import StrEnum
 from pathlib import PurePosixPath
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 
 class ReportFormat(StrEnum):
@@ -59,6 +69,36 @@ class ReportSpec(BaseModel):
         return self
 
 
+def _port_pairs(value: Any) -> Any:
+    """GitHub's `ports:` list (`"5432:5432"`, `"6379"`, `3306`) as {container port: local port}."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    pairs: dict[int, int] = {}
+    for item in value:
+        text = str(item).strip().removesuffix("/tcp")
+        local, _, inside = text.rpartition(":")
+        local = local.rpartition(":")[2]  # "127.0.0.1:5432:5432" names an address too
+        pairs[int(inside)] = int(local or inside)
+    return pairs
+
+
+class Service(BaseModel):
+    """A `services:` container of the job (PostgreSQL, MySQL, Redis, ...), run beside every
+    CI run and the environment build, reachable from the job as `localhost`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    image: str = Field(min_length=1)  # as the job names it: `postgres:12`, `redis:7-alpine`
+    env: dict[str, str] = Field(default_factory=dict)
+    # container port -> the port the job reaches it on at localhost
+    ports: dict[int, int] = Field(default_factory=dict)
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _github_ports(cls, value: Any) -> Any:
+        return _port_pairs(value)
+
+
 class Pipeline(BaseModel):
     """`setup` steps install the environment: they run once, as root and with network, when the
     task's environment image is built, never in a CI run; `steps` run offline in every CI run."""
@@ -69,6 +109,18 @@ class Pipeline(BaseModel):
     report: ReportSpec
     env: dict[str, str] = Field(default_factory=dict)
     setup: tuple[Step, ...] = ()
+    services: dict[str, Service] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_services(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        """A pipeline without services dumps as before they existed: stored tasks and the
+        CI results cached by request content keep their keys."""
+        data: dict[str, Any] = handler(self)
+        if not self.services:
+            data.pop("services", None)
+        return data
 
     @model_validator(mode="after")
     def _names_unique(self) -> "Pipeline":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import posixpath
 import time
@@ -13,7 +14,7 @@ import docker
 from ci_runner.config import CISettings
 from ci_runner.engine import connect
 from ci_runner.errors import PatchError, ReportError, WorkspaceError
-from ci_runner.images import WORKSPACE
+from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, Step
@@ -21,6 +22,7 @@ from ci_runner.reports import contradiction, parse_report, runner_summary
 from ci_runner.reports.console import parse_console
 from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox
+from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
 from ci_runner.workspace import Workspaces, remove_tree
 
@@ -63,14 +65,28 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
-            with DockerSandbox.start(self.client, request.image, limits) as sandbox:
+            with contextlib.closing(
+                DockerSandbox.start(self.client, request.image, limits)
+            ) as sandbox:
                 try:
                     sandbox.write_tree(run_dir, WORKSPACE)
                 except SandboxFileError as exc:
                     raise WorkspaceError(f"{exc} of {limits.disk_mb} MiB") from exc
                 _discard(run_dir)  # the sandbox has its own copy now
-                steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
-                tests, report_error = self._collect_report(sandbox, request.pipeline, steps, limits)
+                try:
+                    services = self._services(sandbox, request.pipeline)
+                except ServiceError as exc:
+                    return CIResult(
+                        status=CIStatus.ERROR,
+                        error=str(exc),
+                        duration_s=time.monotonic() - started,
+                        image=request.image,
+                    )
+                with services:
+                    steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
+                    tests, report_error = self._collect_report(
+                        sandbox, request.pipeline, steps, limits
+                    )
         finally:
             _discard(run_dir)
         distrust = (
@@ -90,6 +106,13 @@ class CIRunner:
             duration_s=time.monotonic() - started,
             image=request.image,
         )
+
+    def _services(self, sandbox: DockerSandbox, pipeline: Pipeline) -> RunningServices:
+        """The job's `services:` beside the sandbox, reachable from it as localhost."""
+        if not pipeline.services:
+            return RunningServices()
+        images = ServiceImages(ImageBuilder(self.client, self._settings))
+        return start_services(images, pipeline.services, sandbox)
 
     def _run_steps(
         self,

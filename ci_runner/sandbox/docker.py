@@ -165,6 +165,10 @@ class DockerSandbox(Sandbox):
     def container_id(self) -> str:
         return str(self._container.id)
 
+    @property
+    def client(self) -> docker.DockerClient:
+        return self._client
+
     @classmethod
     def start(cls, client: docker.DockerClient, image: str, limits: Limits) -> DockerSandbox:
         """A started sandbox of `image`; its root filesystem is read-only unless the image is
@@ -451,3 +455,48 @@ def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:
     info.uid = info.gid = 0
     info.uname = info.gname = ""
     return info
+
+
+def start_beside(
+    client: docker.DockerClient,
+    job: DockerSandbox,
+    image: str,
+    *,
+    environment: dict[str, str],
+    memory_mb: int,
+    pids: int = 512,
+) -> Container:
+    """A started service container (a database of the job's `services:`) in the network
+    namespace of the `job` container: the job reaches it at localhost, and it reaches no more
+    than the job does (a CI run's loopback only). Labelled as a sandbox, so that a sweep
+    removes it when its owner is gone; its user is the image's, with no capability."""
+    memory = f"{memory_mb}m"
+    try:
+        container = client.containers.create(
+            image,
+            detach=True,
+            init=True,
+            network_mode=f"container:{job.container_id}",
+            environment=environment,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            mem_limit=memory,
+            memswap_limit=memory,
+            pids_limit=pids,
+            log_config=LogConfig(type="json-file", config={"max-size": "1m"}),
+            tmpfs={"/tmp": "rw,nosuid,nodev,size=64m,mode=1777"},
+            labels=_labels(),
+        )
+    except docker.errors.ImageNotFound as exc:
+        raise SandboxError(f"service image {image} is missing") from exc
+    except ENGINE_ERRORS as exc:
+        raise SandboxError(f"cannot create a service container: {exc}") from exc
+    try:
+        container.start()
+    except BaseException as exc:
+        with contextlib.suppress(*ENGINE_ERRORS):
+            container.remove(force=True, v=True)
+        if isinstance(exc, ENGINE_ERRORS):
+            raise SandboxError(f"cannot start a service container: {exc}") from exc
+        raise
+    return container

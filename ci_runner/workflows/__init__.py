@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ci_runner.errors import CIError
-from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
+from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Service, Step
 from ci_runner.workflows.commands import ReadFile, only_lints
 from ci_runner.workflows.expressions import (
     ExpressionError,
@@ -284,7 +284,7 @@ def _consider(
         steps.notes.append(f"the job's container ({shown}) is not used; the CI image is")
     if services := leg.job.get("services"):
         shown = ", ".join(map(str, services)) if isinstance(services, dict) else str(services)
-        steps.notes.append(f"the job's services ({shown}) are provided by the environment, if any")
+        steps.notes.append(f"the job's services ({shown}) run beside the job, as localhost")
     item.steps = steps
     if steps.conda:
         item.why = f"{CONDA_DROPPED} ({'; '.join(steps.conda)}), which Arena does not support"
@@ -522,7 +522,10 @@ def _pipeline(item: _Considered, language: str, shared: list[str]) -> DerivedPip
     env = {**RUNNER_ENV, **item.contexts["env"]}
     for key, value in report_env.items():
         env[key] = f"{env[key]} {value}" if key == "PYTEST_ADDOPTS" and key in env else value
-    pipeline = Pipeline(steps=tuple(ci_steps), report=report, env=env, setup=tuple(setup))
+    services = _services(leg.job.get("services"), item.contexts, notes)
+    pipeline = Pipeline(
+        steps=tuple(ci_steps), report=report, env=env, setup=tuple(setup), services=services
+    )
     return DerivedPipeline(
         pipeline=pipeline,
         skipped_actions=tuple(steps.skipped_actions),
@@ -531,6 +534,27 @@ def _pipeline(item: _Considered, language: str, shared: list[str]) -> DerivedPip
         notes=tuple(notes),
         toolchain_request=steps.toolchain_request or _matrix_version(leg.matrix),
     )
+
+
+def _services(block: Any, contexts: dict[str, Any], notes: list[str]) -> dict[str, Service]:
+    """The job's `services:` (image, env, ports), expressions rendered as for its steps; one
+    that cannot be read is left out with a note (its CI runs then fail where they need it)."""
+    services: dict[str, Service] = {}
+    for name, raw in (block or {}).items() if isinstance(block, dict) else ():
+        spec: dict[str, Any] = {"image": raw} if isinstance(raw, str) else raw
+        try:
+            rendered = {
+                "image": interpolate(to_text(spec.get("image", "")), contexts),
+                "env": {
+                    str(k): interpolate(to_text(v), contexts)
+                    for k, v in (spec.get("env") or {}).items()
+                },
+                "ports": [interpolate(to_text(p), contexts) for p in spec.get("ports") or []],
+            }
+            services[str(name)] = Service.model_validate(rendered)
+        except (AttributeError, ValueError, Unsupported, ExpressionError) as exc:
+            notes.append(f"  service {name!r} left out: {exc}")
+    return services
 
 
 def derive_pipeline(

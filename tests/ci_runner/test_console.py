@@ -130,9 +130,7 @@ def test_runs_without_a_readable_report_fall_back_to_the_step_logs(
         {"steps": [{"name": "test", "run": run}], "report": {"format": fmt, **report}}
     )
     repo, commit = make_repo(project.files)
-    request = CIRequest(
-        repo=repo, commit=commit, pipeline=pipeline, image=images[project.language]
-    )
+    request = CIRequest(repo=repo, commit=commit, pipeline=pipeline, image=images[project.language])
     broken = runner.run(request)
     assert broken.status is CIStatus.FAILED and "report" not in (broken.error or "")
     assert broken.tests == {project.test_add: F, project.test_other: P}

@@ -139,7 +139,9 @@ def _published_ports(stack: Stack) -> dict[str, list[str]]:
     """Per service, the host addresses its ports are published on (services without: left out)."""
     found: dict[str, list[str]] = {}
     for cid in stack.compose("ps", "-q").split():
-        shown = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, check=True)
+        shown = subprocess.run(
+            ["docker", "inspect", cid], capture_output=True, text=True, check=True
+        )
         container = json.loads(shown.stdout)[0]
         service = container["Config"]["Labels"]["com.docker.compose.service"]
         networks = container["NetworkSettings"]["Networks"]
@@ -208,7 +210,9 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
 
     # a model served on this machine, which the llm worker reaches as host.docker.internal
     bridge = _docker_bridge_address()
-    with scripted_server([], default=Reply(content="I could not find the bug."), host=bridge) as llm:
+    with scripted_server(
+        [], default=Reply(content="I could not find the bug."), host=bridge
+    ) as llm:
         port = llm.url.rsplit(":", 1)[1]
         created = api.post("/api/models", headers=ADMIN, json={
             "name": "scripted", "base_url": f"http://host.docker.internal:{port}",
@@ -287,7 +291,10 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
     assert not stack.leftovers()["container"]
     stack.up()
     assert stack.psql("SELECT count(*) FROM matches") == matches_before
-    assert len(api.get("/api/results.jsonl", params={"tournament": tournament}).text.splitlines()) == total
+    assert (
+        len(api.get("/api/results.jsonl", params={"tournament": tournament}).text.splitlines())
+        == total
+    )
 
     # a migration added between two `up`s is applied at start, and no row is lost
     migrations = stack.work / "migrations"
@@ -298,8 +305,7 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
     mount = f"{migrations}:/app/arena/store/migrations:ro"
     override = stack.work / "compose.migration.yaml"
     override.write_text(
-        "services:\n"
-        + "".join(f"  {s}:\n    volumes: ['{mount}']\n" for s in APP_SERVICES)
+        "services:\n" + "".join(f"  {s}:\n    volumes: ['{mount}']\n" for s in APP_SERVICES)
     )
     stack.up(files=(override,))
     assert stack.psql("SELECT count(*) FROM compose_probe") == "1"

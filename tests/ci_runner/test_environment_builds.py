@@ -1,0 +1,221 @@
+"""Environment builds as the task's own CI had them: runner-like apt and tools, packages as of
+the task's date, setup once, a warm-up that cannot set up fails the build, services."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import docker
+import pytest
+
+from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
+from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError, EnvironmentSpec
+from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
+from tests.ci_runner.env_builds import build_settings, remove_built_images
+from tests.ci_runner.env_projects import PYTHON_FILES
+from tests.conftest import MakeRepo
+
+BEFORE_SIX_1_17 = "2023-06-01"  # six 1.16.0 is of 2021-05, 1.17.0 of 2024-12
+_TEST = {"name": "test", "run": "python -m pytest -q -p no:cacheprovider --junitxml=report.xml"}
+_REPORT = {"format": "junit", "path": "report.xml"}
+
+
+@pytest.fixture(scope="module")
+def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
+    return build_settings(tmp_path_factory.mktemp("env-build-cache"))
+
+
+@pytest.fixture(scope="module")
+def environments(
+    docker_client: docker.DockerClient, env_settings: CISettings
+) -> Iterator[EnvironmentBuilder]:
+    """The builder; every environment image this module built is removed afterwards."""
+    yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
+    remove_built_images(docker_client, env_settings)
+
+
+@pytest.fixture(scope="module")
+def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> CIRunner:
+    return CIRunner(env_settings, docker_client)
+
+
+def _spec(repo: str, commit: str, pipeline: Pipeline, as_of: str | None = None) -> EnvironmentSpec:
+    return EnvironmentSpec(
+        repo=repo, commit=commit, language="python", pipeline=pipeline, as_of=as_of
+    )
+
+
+def _run(runner: CIRunner, spec: EnvironmentSpec, image: str) -> CIRequest:
+    return CIRequest(repo=spec.repo, commit=spec.commit, pipeline=spec.pipeline, image=image)
+
+
+def _six_is(version: str, python: str = "python") -> str:
+    return f"{python} -c 'import six; assert six.__version__ == \"{version}\", six.__version__'"
+
+
+RUNNER_LIKE = Pipeline.model_validate(
+    {
+        "setup": [
+            # no `apt-get update` first, no -y, Ubuntu's name of netcat: as jobs write it
+            {"name": "apt", "run": "sudo apt-get install netcat"},
+            {"name": "deps", "run": "pip install six"},
+            # a side effect that fails when repeated: setup runs once, in the build only
+            {"name": "link", "run": "ln -s /workspace/pyproject.toml /opt/arena/linked-once"},
+        ],
+        "steps": [
+            {"name": "offline", "run": 'test "$(ls /sys/class/net)" = lo'},
+            {"name": "netcat", "run": "command -v nc"},
+            {"name": "jq", "run": "jq --version"},  # the runner has it; the build installed it
+            {"name": "six as of the task", "run": _six_is("1.16.0")},
+            {
+                "name": "fresh venv",
+                "run": "python -m venv /tmp/v && /tmp/v/bin/pip install six && "
+                + _six_is("1.16.0", "/tmp/v/bin/python"),
+            },
+            _TEST,
+        ],
+        "report": _REPORT,
+    }
+)
+
+
+def test_a_build_resolves_as_of_the_tasks_date_with_the_runners_apt_and_tools(
+    environments: EnvironmentBuilder,
+    env_runner: CIRunner,
+    make_repo: MakeRepo,
+    docker_client: docker.DockerClient,
+) -> None:
+    repo, commit = make_repo(PYTHON_FILES)
+    spec = _spec(repo, commit, RUNNER_LIKE, as_of=BEFORE_SIX_1_17)
+    tag = environments.ensure(spec)
+    result = env_runner.run(_run(env_runner, spec, tag))
+    failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
+    assert result.status is CIStatus.PASSED, failed
+    assert env_runner.run(_run(env_runner, spec, tag)).status is CIStatus.PASSED  # again
+
+    record = environments.record(spec)
+    assert record is not None and record.error is None and record.tag == tag
+    assert record.packages_as_of == "2023-06-01T23:59:59Z"
+    labels = docker_client.images.get(tag).labels
+    assert labels[f"{ENV_IMAGE_LABEL}.packages-as-of"] == "2023-06-01T23:59:59Z"
+
+
+def test_without_a_date_or_with_the_date_cut_off_packages_are_todays(
+    docker_client: docker.DockerClient, env_settings: CISettings
+) -> None:
+    spec = _spec("/r", "a" * 40, RUNNER_LIKE, as_of=BEFORE_SIX_1_17)
+    on = EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
+    off = EnvironmentBuilder(
+        ImageBuilder(docker_client, env_settings.model_copy(update={"package_date_cut": False}))
+    )
+    assert on.effective(spec).as_of == "2023-06-01T23:59:59Z"
+    assert off.effective(spec).as_of is None
+    assert off.effective(spec).key("sha256:1") == _spec("/r", "a" * 40, RUNNER_LIKE).key("sha256:1")
+
+
+def test_a_warm_up_that_cannot_install_fails_the_build_with_its_reason(
+    environments: EnvironmentBuilder, make_repo: MakeRepo
+) -> None:
+    """six 1.17.0 did not exist on the task's date: the warm-up's install fails, and the
+    build says so instead of leaving an image whose offline runs cannot install it."""
+    repo, commit = make_repo(PYTHON_FILES)
+    pipeline = Pipeline.model_validate(
+        {
+            "setup": [{"name": "deps", "run": "pip install six"}],
+            "steps": [{"name": "deps of the tests", "run": "pip install six==1.17.0"}, _TEST],
+            "report": _REPORT,
+        }
+    )
+    spec = _spec(repo, commit, pipeline, as_of=BEFORE_SIX_1_17)
+    with pytest.raises(EnvironmentBuildError, match="could not set itself up") as failed:
+        environments.ensure(spec)
+    assert "pip could not find a version" in str(failed.value)
+    assert "deps of the tests" in str(failed.value)
+    state = environments.state(spec)
+    assert state is not None and not state.built and state.error == str(failed.value)
+
+
+def test_a_warm_up_whose_tests_fail_still_builds(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    failing = {**PYTHON_FILES, "test_uses_six.py": "def test_not_yet():\n    assert False\n"}
+    repo, commit = make_repo(failing)
+    pipeline = Pipeline.model_validate(
+        {"setup": [{"name": "deps", "run": "pip install six"}], "steps": [_TEST], "report": _REPORT}
+    )
+    spec = _spec(repo, commit, pipeline)
+    result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
+    assert result.status is CIStatus.FAILED
+    assert result.tests == {"test_uses_six::test_not_yet": "failed"}
+
+
+def _free_port() -> int:
+    """A port free on this host: builds here use the host's network, where the service's
+    port is the host's loopback port (a CI run has its own loopback)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_postgres_service_serves_the_build_and_every_run_with_the_jobs_credentials(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    port = _free_port()
+    psql = f"PGPASSWORD=secret psql -h localhost -p {port} -U timeline -d timeline -tA"
+    pipeline = Pipeline.model_validate(
+        {
+            "services": {
+                "postgres": {
+                    "image": "postgres:12",
+                    "env": {
+                        "POSTGRES_USER": "timeline",
+                        "POSTGRES_PASSWORD": "secret",
+                        "POSTGRES_DB": "timeline",
+                    },
+                    "ports": [f"{port}:5432"],
+                }
+            },
+            "setup": [
+                {"name": "client", "run": "sudo apt-get install postgresql-client"},
+                {"name": "migrate", "run": f"{psql} -c 'create table t (x int)'"},
+            ],
+            "steps": [
+                {"name": "offline", "run": 'test "$(ls /sys/class/net)" = lo'},
+                {
+                    "name": "who",
+                    "run": f"{psql} -c \"select current_user || '@' || current_database()\"",
+                },
+                {"name": "fresh", "run": f"! {psql} -c 'select * from t'"},  # a new service
+                {"name": "report", "run": "echo 'test db ... ok'"},
+            ],
+            "report": {"format": "libtest", "step": "report"},
+        }
+    )
+    spec = _spec(*make_repo(PYTHON_FILES), pipeline)
+    result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
+    failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
+    assert result.status is CIStatus.PASSED, failed
+    assert "timeline@timeline" in result.steps[1].log
+
+
+def test_unused_environment_images_are_removed_and_used_ones_kept(
+    environments: EnvironmentBuilder, docker_client: docker.DockerClient, make_repo: MakeRepo
+) -> None:
+    """The engine is shared: everything but this test's image is in `keep_tags`."""
+    repo, commit = make_repo(PYTHON_FILES)
+    pipeline = Pipeline.model_validate(
+        {"setup": [{"name": "deps", "run": "true"}], "steps": [_TEST], "report": _REPORT}
+    )
+    spec = _spec(repo, commit, pipeline)
+    tag = environments.ensure(spec)
+    everything = {
+        t
+        for image in docker_client.images.list(filters={"label": ENV_IMAGE_LABEL})
+        for t in image.tags
+    }
+    assert environments.remove_unused(everything) == []
+    assert environments.remove_unused(everything - {tag}) == [tag]
+    assert environments.record(spec) is None  # its record went with it
+    state = environments.state(spec)
+    assert state is not None and not state.built
