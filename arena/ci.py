@@ -60,6 +60,12 @@ class TaskCI:
                 self._image_tags[language] = self._images.ensure(language)
             return self._image_tags[language]
 
+    def deviation(self, task: Task) -> str | None:
+        """How the task's toolchain differs from what its job asks, in one line, or None."""
+        if task.image or task.pipeline is None:
+            return None
+        return self._environments.toolchain_for(environment_spec(task)).deviation
+
     def request_for(self, task: Task, diffs: tuple[str, ...]) -> CIRequest:
         """Empty diffs (a task without gold tests) are left out rather than refused."""
         return CIRequest(

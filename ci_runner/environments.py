@@ -101,9 +101,13 @@ while read -r cfg; do
   fi
 done
 rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt /tmp/arena-env-frozen.txt"""
-_GO_COLLECT = """find . -name go.mod -not -path '*/vendor/*' -not -path './.git/*' |
+# the repo's own module must fetch; a nested one (a compat module whose `replace` points into
+# a git submodule the checkout lacks) is fetched where it can be, and said where it cannot
+_GO_COLLECT = """if [ -f go.mod ]; then go mod download; fi
+find . -mindepth 2 -name go.mod -not -path '*/vendor/*' -not -path './.git/*' |
 while read -r mod; do
-  (cd "$(dirname "$mod")" && go mod download)
+  (cd "$(dirname "$mod")" && go mod download) ||
+    echo "arena: the modules of $mod could not be fetched; runs that need them fail offline"
 done"""
 _RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
 

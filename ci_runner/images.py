@@ -41,7 +41,8 @@ WORKSPACE = "/workspace"
 COMMON_PACKAGES = ("bash", "ca-certificates", "coreutils", "git", "procps")
 LANGUAGE_PACKAGES: dict[str, tuple[str, ...]] = {
     "python": ("python3", "python3-pytest", "python3-venv", "python-is-python3"),
-    "go": ("golang-go",),
+    # cgo (and so `go test -race`) needs a C compiler, which GitHub's runner always has
+    "go": ("golang-go", "gcc", "libc6-dev"),
     "rust": ("rustc", "cargo"),
     "cpp": ("g++", "cmake", "make", "ccache"),
 }

@@ -88,7 +88,12 @@ def validate_task(task: Task, ci: TaskCI) -> Validation:
     a verdict that a timeout or a fault decided."""
     if task.validation is not None and task.validation.fingerprint == task.fingerprint():
         return task.validation
-    return _validate(task, ci).model_copy(update={"fingerprint": task.fingerprint()})
+    verdict = _validate(task, ci)
+    deviation = None if verdict.valid else ci.deviation(task)
+    if deviation:  # the likeliest cause when the job ran on another toolchain: say it
+        reason = f"{verdict.reason}; the environment is not the job's: {deviation}"
+        verdict = verdict.model_copy(update={"reason": reason})
+    return verdict.model_copy(update={"fingerprint": task.fingerprint()})
 
 
 def choose_leg(task: Task, ci: TaskCI, max_legs: int = MAX_LEGS_TRIED) -> Task:

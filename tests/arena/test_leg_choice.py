@@ -27,7 +27,11 @@ class ScriptedCI(TaskCI):
         self, outcomes: dict[str, tuple[dict[str, TestOutcome], dict[str, TestOutcome]]]
     ) -> None:
         self.outcomes = outcomes
+        self.deviations: dict[str, str] = {}
         self.runs: list[str] = []
+
+    def deviation(self, task: Task) -> str | None:
+        return self.deviations.get(task.require_pipeline().steps[0].name)
 
     def run(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
         name = task.require_pipeline().steps[0].name
@@ -104,3 +108,14 @@ def test_a_refusal_names_what_the_legs_needed() -> None:
         "Windows or macOS only"
     )
     assert refusal_category([leg("lint", "no test job")]) == "no test job"
+
+
+def test_an_invalid_leg_on_another_toolchain_names_the_deviation() -> None:
+    ci = ScriptedCI({"py312": ({"a": P}, {"a": P})})
+    ci.deviations["py312"] = "the job asks for Python 3.12; Python 3.13 is used"
+    chosen = choose_leg(_task(["py312"]), ci)
+    assert chosen.validation is not None and not chosen.validation.valid
+    assert chosen.validation.reason == (
+        "no test fails without the gold patch and passes with it; the environment is not the "
+        "job's: the job asks for Python 3.12; Python 3.13 is used"
+    )
