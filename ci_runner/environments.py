@@ -40,7 +40,13 @@ from ci_runner.package_dates import (
     stop_index_command,
 )
 from ci_runner.pipeline import Pipeline, Step
-from ci_runner.runner_setup import SHIM_DIR, install_missing, mentioned_tools, shim_files
+from ci_runner.runner_setup import (
+    SHIM_DIR,
+    install_libraries,
+    install_missing,
+    mentioned_tools,
+    shim_files,
+)
 from ci_runner.runner_setup import build_env as runner_build_env
 from ci_runner.sandbox.base import SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
@@ -63,7 +69,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "5"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "6"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -591,6 +597,11 @@ class EnvironmentBuilder:
         ok, log = self._exec(box, "preparing the environment", prepare, env)
         if not ok:
             raise EnvironmentBuildError(f"{tag}: preparing the environment failed:\n{_tail(log)}")
+        if (libraries := install_libraries(language)) is not None:
+            progress("installing the runner's build libraries")
+            ok, log = self._exec(box, "installing the runner's libraries", libraries, env)
+            if not ok:  # a step that needs them says so; most do not
+                progress(f"could not install the runner's libraries:\n{_tail(log, 5)}")
         cut: dict[str, str] | None = None
         if spec.as_of is not None:
             progress(f"resolving packages as of {spec.as_of}")

@@ -122,6 +122,22 @@ RUNNER_TOOLS: dict[str, str] = {
     "msgfmt": "gettext",
 }
 
+# libraries GitHub's runner has that packages built from source link against (psycopg2 needs
+# pg_config and libpq, any C extension Python.h and a compiler): a Python environment build
+# installs them first, since no step names them
+RUNNER_LIBRARIES: dict[str, tuple[str, ...]] = {
+    "python": ("gcc", "libc6-dev", "python3-dev", "libpq-dev", "pkg-config", "libffi-dev"),
+}
+
+
+def install_libraries(language: str) -> str | None:
+    """The command that installs the language's runner libraries, or None."""
+    packages = RUNNER_LIBRARIES.get(language)
+    if not packages:
+        return None
+    return f"apt-get install -y --no-install-recommends {' '.join(packages)}"
+
+
 # a word in command position: at the start of a line or after ; & | ( ` $( , a keyword, or
 # a prefix such as sudo (with its options), env (with its assignments) or time
 _COMMAND_POSITION = (
