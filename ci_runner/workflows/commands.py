@@ -11,6 +11,8 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from ci_runner.workflows.brew import brew_as_apt
+
 ReadFile = Callable[[str], "str | None"]
 
 MAX_LINE = 4096
@@ -154,7 +156,10 @@ def only_lints(script: str) -> bool:
 
 
 def without_foreign(script: str) -> tuple[str, list[str]]:
-    """The script without its macOS/Windows-only lines (brew, choco...), and those lines."""
+    """The script without its macOS/Windows-only lines (choco, xcode...), and those lines.
+
+    A `brew install` line becomes `apt-get install` of the Debian packages that give the
+    same formulae (see `brew`); the formulae without one are listed as dropped."""
     kept: list[str] = []
     dropped: list[str] = []
     raw_lines = script.splitlines()
@@ -162,7 +167,11 @@ def without_foreign(script: str) -> tuple[str, list[str]]:
     for after, line in _line_groups(script):
         group = raw_lines[start:after]
         start = after
-        if _FOREIGN.search(line):
+        apt, unknown = brew_as_apt(line)
+        if apt is not None:
+            kept.append(apt)
+            dropped.extend(f"brew formula {f} (no Debian package known)" for f in unknown)
+        elif _FOREIGN.search(line):
             dropped.append(line)
         else:
             kept.extend(group)
