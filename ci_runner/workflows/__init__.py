@@ -147,8 +147,9 @@ def _workflow_legs(
     """Every leg of a workflow file; a job calling a reusable workflow of the same repo gives
     the called workflow's legs (with the call's inputs), named as the dataset names them."""
     legs: list[Leg] = []
+    own = not _only_called(documents[path])
     for job_id, job in documents[path]["jobs"].items():
-        if not isinstance(job, dict):
+        if not isinstance(job, dict) or not (own or "uses" in job):
             continue
         try:
             found = job_legs(path, str(job_id), job, contexts)
@@ -161,6 +162,14 @@ def _workflow_legs(
                 continue
             legs.extend(_called_legs(documents, caller, contexts, notes))
     return legs
+
+
+def _only_called(document: dict[str, Any]) -> bool:
+    """The workflow runs only when another calls it (`on: workflow_call` alone): its jobs
+    have legs only as called, with the caller's inputs."""
+    on = document.get("on")  # YAML 1.2: `on` is a string key
+    events = [on] if isinstance(on, str) else list(on) if isinstance(on, list | dict) else []
+    return [str(e) for e in events] == ["workflow_call"]
 
 
 def _called_legs(
@@ -320,7 +329,7 @@ def _gather(
             for p in documents
             if ref.workflow is None
             or same_workflow(ref.workflow, p)
-            or any(leg.via and same_workflow(ref.workflow, leg.via) for leg in every[p])
+            or any(same_workflow(ref.workflow, leg.workflow) for leg in every[p])
         ]
         if not files:
             notes.append(f"entry {str(ref)!r}: no such workflow file with jobs")
@@ -337,6 +346,11 @@ def _gather(
         if not found:
             notes.append(f"entry {str(ref)!r}: no job leg has this name")
     return listed, every, any_job
+
+
+def _job_key(leg: Leg) -> tuple[str, str, str | None, str | None]:
+    """Which job a leg is of: legs of one job differ only in their matrix values."""
+    return (leg.workflow, leg.job_id, leg.via, leg.caller)
 
 
 def _fallback_files(
@@ -396,9 +410,9 @@ def derive_pipelines(
     # which may all ask for a toolchain or OS this machine lacks while a sibling does not
     for item in list(items):
         if item.listed:
-            for leg in every.get(item.leg.workflow, []):
-                same_job = (leg.job_id, leg.caller) == (item.leg.job_id, item.leg.caller)
-                if same_job and is_linux(leg.runs_on, leg.job):
+            job = _job_key(item.leg)
+            for leg in every.get(item.leg.via or item.leg.workflow, []):
+                if _job_key(leg) == job and is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
     # no listed leg is usable, and none because it needs conda or Docker (then that is why)
     needs = {Refusal.CONDA, Refusal.DOCKER}
