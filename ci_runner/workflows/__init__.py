@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ci_runner.errors import CIError
-from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Service, Step
+from ci_runner.pipeline import Pipeline, Service, Step
 from ci_runner.workflows.commands import ReadFile, only_lints
 from ci_runner.workflows.expressions import (
     ExpressionError,
@@ -41,17 +41,13 @@ from ci_runner.workflows.ranking import (
     NOT_TESTS,
     Assessment,
     assess,
-    language_fit,
     purposes_of_text,
 )
 from ci_runner.workflows.refusals import Refusal, refusal_of
+from ci_runner.workflows.reporting import APPENDED, ReportRuleError, report_for
 from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
 
-_GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
-REPORT_FILE = "arena-report.xml"
-# JUnit to the report file, and the short summary of every test for the console fallback
-_PYTEST_OPTIONS = f"-rap --junitxml={WORKSPACE}/{REPORT_FILE}"
 # what GitHub's runner puts in every step's environment; the GITHUB_* files are not carried over
 RUNNER_ENV = {
     "CI": "true",
@@ -532,13 +528,20 @@ def _pipeline(item: _Considered, language: str, shared: list[str]) -> DerivedPip
     notes = [*shared, f"chosen: leg {leg}"]
     notes.extend(f"  {note}" for note in steps.notes)
     setup, ci_steps = _through_last_test(steps, notes)
-    report, report_env, ci_steps = _report_for(language, ci_steps, steps.test_runners, notes)
+    try:
+        reporting = report_for(language, ci_steps, steps.test_runners, notes, setup)
+    except ReportRuleError as exc:
+        raise WorkflowError(str(exc)) from exc
     env = {**RUNNER_ENV, **item.contexts["env"]}
-    for key, value in report_env.items():
-        env[key] = f"{env[key]} {value}" if key == "PYTEST_ADDOPTS" and key in env else value
+    for key, value in reporting.env.items():
+        env[key] = f"{env[key]} {value}" if key in APPENDED and key in env else value
     services = _services(leg.job.get("services"), item.contexts, notes)
     pipeline = Pipeline(
-        steps=tuple(ci_steps), report=report, env=env, setup=tuple(setup), services=services
+        steps=tuple(reporting.steps),
+        report=reporting.report,
+        env=env,
+        setup=tuple(setup),
+        services=services,
     )
     return DerivedPipeline(
         pipeline=pipeline,
@@ -619,40 +622,6 @@ def _through_last_test(steps: LegSteps, notes: list[str]) -> tuple[list[Step], l
         [s for s in steps.setup if s.name not in after],
         [s for s in steps.steps if s.name not in after],
     )
-
-
-def _report_for(
-    language: str, steps: list[Step], runners: dict[str, str], notes: list[str]
-) -> tuple[ReportSpec, dict[str, str], list[Step]]:
-    """How the derived pipeline's tests are read, per language, without touching the tests.
-
-    When the named report cannot be read (a wrapper that hides it), the runner falls back
-    to the test lines in the step logs.
-    """
-    if language == "python":
-        # every pytest run writes JUnit, whatever its command line says; tox 4 passes it on
-        env = {"PYTEST_ADDOPTS": _PYTEST_OPTIONS}
-        if any("tox" in r for r in runners.values()):
-            env["TOX_OVERRIDE"] = "testenv.pass_env+=PYTEST_ADDOPTS"
-            notes.append("  tox: PYTEST_ADDOPTS passed through with TOX_OVERRIDE")
-        steps = [_with_step_addopts(s) for s in steps]
-        return ReportSpec(format=ReportFormat.JUNIT, path=REPORT_FILE), env, steps
-    formats = {"go": ReportFormat.GO_JSON, "rust": ReportFormat.LIBTEST, "cpp": ReportFormat.CTEST}
-    if language not in formats:
-        raise WorkflowError(f"no report rule for language {language!r}")
-    if language == "go":
-        steps = [s.model_copy(update={"run": _GO_TEST.sub("go test -json", s.run)}) for s in steps]
-    testing = [s for s in steps if s.name in runners] or steps
-    own = [s for s in testing if language_fit([runners.get(s.name, "")], language) == 0]
-    testing = own or testing  # the report is the language's own runner's, not a helper's
-    return ReportSpec(format=formats[language], step=testing[-1].name), {}, steps
-
-
-def _with_step_addopts(step: Step) -> Step:
-    if "PYTEST_ADDOPTS" not in step.env:
-        return step
-    env = {**step.env, "PYTEST_ADDOPTS": f"{step.env['PYTEST_ADDOPTS']} {_PYTEST_OPTIONS}"}
-    return step.model_copy(update={"env": env})
 
 
 __all__ = [

@@ -199,7 +199,9 @@ jobs:
     assert derived.leg == "ci (ubuntu-latest, clang, 14)"
     assert derived.pipeline.report.format is ReportFormat.CTEST
     sanitizers = derive_pipeline({"main.yml": workflow}, ["Sanitizers (address)"], "cpp")
-    assert sanitizers.pipeline.steps[0].run == "ctest -L address"
+    assert sanitizers.pipeline.steps[0].run == (
+        "ctest --output-junit /workspace/arena-ctest.xml -L address"
+    )
 
 
 def test_a_script_that_runs_tests_counts_and_local_installs_run_in_ci_too() -> None:
