@@ -711,3 +711,34 @@ jobs:
     assert "step 'Build': macOS/Windows-only lines dropped (brew update && brew install llvm)" in (
         notes
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "setup"),
+    [
+        ("{version: 9.7.0}", ["npm install -g pnpm@9.7.0", "pnpm install --frozen-lockfile"]),
+        ("{version: '^8', run_install: true}", ["npm install -g 'pnpm@^8'\npnpm install"]),
+        ("{}", ["npm install -g pnpm", "pnpm install --frozen-lockfile"]),
+    ],
+)
+def test_pnpm_action_setup_installs_pnpm_with_the_images_npm(given: str, setup: list[str]) -> None:
+    install = "" if "run_install" in given else "      - run: pnpm install --frozen-lockfile\n"
+    workflow = f"""
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: pnpm/action-setup@v4
+        with: {given}
+      - uses: actions/setup-node@v4
+        with: {{node-version: 20, cache: pnpm}}
+{install}      - run: pnpm run build && pytest
+"""
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "python")
+    assert [s.run for s in derived.pipeline.setup] == setup
+    assert all(s.continue_on_error for s in derived.pipeline.setup)  # npm's registry: tried
+    assert [s.run for s in derived.pipeline.steps] == ["pnpm run build && pytest"]
+    assert not derived.skipped_actions
+    assert "uses actions/setup-node@v4 with node-version=20, cache=pnpm: provided by the image" in (
+        "\n".join(derived.notes)
+    )

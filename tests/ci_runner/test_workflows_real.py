@@ -102,6 +102,11 @@ def test_chainlit_pytest_legs_come_through_the_reusable_workflow_and_composite_a
     setup = [s.run for s in derived.best.pipeline.setup]
     assert "pipx install 'poetry==1.8.3'" in setup
     assert derived.best.pipeline.steps[-1].run == "poetry run pytest --cov=chainlit/"
+    # pnpm/action-setup in the pnpm-node-install action: pnpm for `pnpm install`, `buildUi`
+    assert setup.index("npm install -g pnpm@9.7.0") < setup.index(
+        "pnpm install --no-frozen-lockfile"
+    )
+    assert "pnpm run buildUi" in [s.run for s in derived.best.pipeline.steps]
     mypy = next(r for r in derived.considered if r.leg == "mypy")
     assert "type-check" in mypy.why
 
