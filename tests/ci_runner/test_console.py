@@ -159,6 +159,8 @@ def test_hostile_logs_parse_in_linear_time() -> None:
         (PYTHON, "python3 -m pytest -p no:cacheprovider -rap", {"path": "never-written.xml"}),
         # a script around `go test -v`: no -json events in the step log
         (GO, "printf 'go test -v ./...\\n' > t.sh && sh t.sh", {"step": "test"}),
+        # a script around a plain `go test`: the -v a derived pipeline puts in GOFLAGS
+        (GO, "printf 'go test ./...\\n' > t.sh && GOFLAGS=-v sh t.sh", {"step": "test"}),
         # a ctest older than 3.21 writes no --output-junit file: its console lines are read
         (
             CPP,
@@ -166,7 +168,7 @@ def test_hostile_logs_parse_in_linear_time() -> None:
             {"path": "arena-ctest.xml"},
         ),
     ],
-    ids=["pytest", "go", "ctest"],
+    ids=["pytest", "go", "go-goflags", "ctest"],
 )
 def test_runs_without_a_readable_report_fall_back_to_the_step_logs(
     project: object,
