@@ -111,7 +111,10 @@ def _go_verbose(
     if not hidden:
         return {}, steps
     shown = ", ".join(repr(name) for name in hidden)
-    notes.append(f"  go test runs inside {shown}: GOFLAGS gets -v, so its test lines reach the log")
+    notes.append(
+        f"  no go test in the text of {shown}: GOFLAGS gets -v, so a go test run inside "
+        "prints its test lines"
+    )
     return {"GOFLAGS": GO_VERBOSE}, [with_appended(s, "GOFLAGS", GO_VERBOSE) for s in steps]
 
 
