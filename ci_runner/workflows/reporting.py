@@ -31,10 +31,11 @@ APPENDED = ("PYTEST_ADDOPTS", "GOFLAGS")
 
 _GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
 _VISIBLE_GO_TEST = re.compile(r"\bgo\s+test\b")
-# `ctest` where a command starts (after ; & | ( `, a keyword, or variable assignments)
+# `ctest` where a command starts (after ; & | ( `, a keyword, or variable assignments); an
+# attempt never scans past the next separator, so a script is matched in linear time
 _CTEST = re.compile(
     r"(?P<head>(?:^|[;&|(`])[ \t]*(?:(?:then|do|else|time|!)[ \t]+)*"
-    r"(?:[A-Za-z_]\w*=\S*[ \t]+)*)(?P<command>(?:[\w.+-]*/)*ctest)(?=[ \t;&|)`]|$)"
+    r"(?:[A-Za-z_]\w*=[^\s;&|]*[ \t]+)*)(?P<command>(?:[\w.+-]*/)*ctest)(?=[ \t;&|)`]|$)"
     r"(?P<args>[^\n;&|)`]*)",
     re.MULTILINE,
 )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from ci_runner.pipeline import ReportFormat
+from ci_runner.pipeline import ReportFormat, Step
 from ci_runner.workflows import derive_pipeline
+from ci_runner.workflows.reporting import report_for
 
 JUNIT = "--output-junit /workspace/arena-ctest.xml"
 
@@ -100,3 +102,16 @@ def test_python_keeps_junit_through_pytest_addopts() -> None:
     pipeline = derive_pipeline({"w.yml": workflow}, ["test"], "python").pipeline
     assert pipeline.env["PYTEST_ADDOPTS"] == "-x -rap --junitxml=/workspace/arena-report.xml"
     assert pipeline.report.path == "arena-report.xml"  # unittest: its -v lines are read instead
+
+
+def test_hostile_scripts_are_scanned_in_linear_time() -> None:
+    runs = [
+        ";a=b " * 20_000 + "ctest",
+        "a=b " * 20_000 + "x",
+        "/" * 50_000 + "ctest",
+        "do " * 30_000 + "ctest " + "-j " * 30_000,
+    ]
+    started = time.monotonic()
+    for run in runs:
+        report_for("cpp", [Step(name="t", run=run)], {"t": "ctest"}, [])
+    assert time.monotonic() - started < 2.0
