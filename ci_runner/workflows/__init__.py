@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ci_runner.errors import CIError
-from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Service, Step
+from ci_runner.pipeline import Pipeline, Service, Step
 from ci_runner.workflows.commands import ReadFile, only_lints
 from ci_runner.workflows.expressions import (
     ExpressionError,
@@ -41,17 +41,13 @@ from ci_runner.workflows.ranking import (
     NOT_TESTS,
     Assessment,
     assess,
-    language_fit,
     purposes_of_text,
 )
 from ci_runner.workflows.refusals import Refusal, refusal_of
+from ci_runner.workflows.reporting import APPENDED, ReportRuleError, report_for
 from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
 
-_GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
-REPORT_FILE = "arena-report.xml"
-# JUnit to the report file, and the short summary of every test for the console fallback
-_PYTEST_OPTIONS = f"-rap --junitxml={WORKSPACE}/{REPORT_FILE}"
 # what GitHub's runner puts in every step's environment; the GITHUB_* files are not carried over
 RUNNER_ENV = {
     "CI": "true",
@@ -147,8 +143,9 @@ def _workflow_legs(
     """Every leg of a workflow file; a job calling a reusable workflow of the same repo gives
     the called workflow's legs (with the call's inputs), named as the dataset names them."""
     legs: list[Leg] = []
+    own = not _only_called(documents[path])
     for job_id, job in documents[path]["jobs"].items():
-        if not isinstance(job, dict):
+        if not isinstance(job, dict) or not (own or "uses" in job):
             continue
         try:
             found = job_legs(path, str(job_id), job, contexts)
@@ -161,6 +158,14 @@ def _workflow_legs(
                 continue
             legs.extend(_called_legs(documents, caller, contexts, notes))
     return legs
+
+
+def _only_called(document: dict[str, Any]) -> bool:
+    """The workflow runs only when another calls it (`on: workflow_call` alone): its jobs
+    have legs only as called, with the caller's inputs."""
+    on = document.get("on")  # YAML 1.2: `on` is a string key
+    events = [on] if isinstance(on, str) else list(on) if isinstance(on, list | dict) else []
+    return [str(e) for e in events] == ["workflow_call"]
 
 
 def _called_legs(
@@ -320,7 +325,7 @@ def _gather(
             for p in documents
             if ref.workflow is None
             or same_workflow(ref.workflow, p)
-            or any(leg.via and same_workflow(ref.workflow, leg.via) for leg in every[p])
+            or any(same_workflow(ref.workflow, leg.workflow) for leg in every[p])
         ]
         if not files:
             notes.append(f"entry {str(ref)!r}: no such workflow file with jobs")
@@ -337,6 +342,11 @@ def _gather(
         if not found:
             notes.append(f"entry {str(ref)!r}: no job leg has this name")
     return listed, every, any_job
+
+
+def _job_key(leg: Leg) -> tuple[str, str, str | None, str | None]:
+    """Which job a leg is of: legs of one job differ only in their matrix values."""
+    return (leg.workflow, leg.job_id, leg.via, leg.caller)
 
 
 def _fallback_files(
@@ -396,9 +406,9 @@ def derive_pipelines(
     # which may all ask for a toolchain or OS this machine lacks while a sibling does not
     for item in list(items):
         if item.listed:
-            for leg in every.get(item.leg.workflow, []):
-                same_job = (leg.job_id, leg.caller) == (item.leg.job_id, item.leg.caller)
-                if same_job and is_linux(leg.runs_on, leg.job):
+            job = _job_key(item.leg)
+            for leg in every.get(item.leg.via or item.leg.workflow, []):
+                if _job_key(leg) == job and is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
     # no listed leg is usable, and none because it needs conda or Docker (then that is why)
     needs = {Refusal.CONDA, Refusal.DOCKER}
@@ -518,13 +528,20 @@ def _pipeline(item: _Considered, language: str, shared: list[str]) -> DerivedPip
     notes = [*shared, f"chosen: leg {leg}"]
     notes.extend(f"  {note}" for note in steps.notes)
     setup, ci_steps = _through_last_test(steps, notes)
-    report, report_env, ci_steps = _report_for(language, ci_steps, steps.test_runners, notes)
+    try:
+        reporting = report_for(language, ci_steps, steps.test_runners, notes, setup)
+    except ReportRuleError as exc:
+        raise WorkflowError(str(exc)) from exc
     env = {**RUNNER_ENV, **item.contexts["env"]}
-    for key, value in report_env.items():
-        env[key] = f"{env[key]} {value}" if key == "PYTEST_ADDOPTS" and key in env else value
+    for key, value in reporting.env.items():
+        env[key] = f"{env[key]} {value}" if key in APPENDED and key in env else value
     services = _services(leg.job.get("services"), item.contexts, notes)
     pipeline = Pipeline(
-        steps=tuple(ci_steps), report=report, env=env, setup=tuple(setup), services=services
+        steps=tuple(reporting.steps),
+        report=reporting.report,
+        env=env,
+        setup=tuple(setup),
+        services=services,
     )
     return DerivedPipeline(
         pipeline=pipeline,
@@ -605,40 +622,6 @@ def _through_last_test(steps: LegSteps, notes: list[str]) -> tuple[list[Step], l
         [s for s in steps.setup if s.name not in after],
         [s for s in steps.steps if s.name not in after],
     )
-
-
-def _report_for(
-    language: str, steps: list[Step], runners: dict[str, str], notes: list[str]
-) -> tuple[ReportSpec, dict[str, str], list[Step]]:
-    """How the derived pipeline's tests are read, per language, without touching the tests.
-
-    When the named report cannot be read (a wrapper that hides it), the runner falls back
-    to the test lines in the step logs.
-    """
-    if language == "python":
-        # every pytest run writes JUnit, whatever its command line says; tox 4 passes it on
-        env = {"PYTEST_ADDOPTS": _PYTEST_OPTIONS}
-        if any("tox" in r for r in runners.values()):
-            env["TOX_OVERRIDE"] = "testenv.pass_env+=PYTEST_ADDOPTS"
-            notes.append("  tox: PYTEST_ADDOPTS passed through with TOX_OVERRIDE")
-        steps = [_with_step_addopts(s) for s in steps]
-        return ReportSpec(format=ReportFormat.JUNIT, path=REPORT_FILE), env, steps
-    formats = {"go": ReportFormat.GO_JSON, "rust": ReportFormat.LIBTEST, "cpp": ReportFormat.CTEST}
-    if language not in formats:
-        raise WorkflowError(f"no report rule for language {language!r}")
-    if language == "go":
-        steps = [s.model_copy(update={"run": _GO_TEST.sub("go test -json", s.run)}) for s in steps]
-    testing = [s for s in steps if s.name in runners] or steps
-    own = [s for s in testing if language_fit([runners.get(s.name, "")], language) == 0]
-    testing = own or testing  # the report is the language's own runner's, not a helper's
-    return ReportSpec(format=formats[language], step=testing[-1].name), {}, steps
-
-
-def _with_step_addopts(step: Step) -> Step:
-    if "PYTEST_ADDOPTS" not in step.env:
-        return step
-    env = {**step.env, "PYTEST_ADDOPTS": f"{step.env['PYTEST_ADDOPTS']} {_PYTEST_OPTIONS}"}
-    return step.model_copy(update={"env": env})
 
 
 __all__ = [

@@ -1,9 +1,9 @@
 """What a step's `uses:` amounts to in a derived pipeline: one table of marketplace actions.
 
 A setup action the image provides (checkout, setup-python/go/node, a Rust toolchain) becomes a
-note and perhaps a toolchain request; a tool installer (uv, poetry, just, taiki-e's tools)
-becomes a setup command; caches are no-ops; conda and Docker actions mark the leg; anything
-else is skipped. Local composite actions are not here: `steps.py` expands them.
+note and perhaps a toolchain request; a tool installer (uv, poetry, pnpm, just, taiki-e's
+tools) becomes a setup command; caches are no-ops; conda and Docker actions mark the leg;
+anything else is skipped. Local composite actions are not here: `steps.py` expands them.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ _POETRY = re.compile(
     r"^(?:snok/install-poetry|Gr1N/setup-poetry|abatilo/actions-poetry)@", re.IGNORECASE
 )
 _UV = re.compile(r"^astral-sh/setup-uv@", re.IGNORECASE)
+_PNPM = re.compile(r"^pnpm/action-setup@", re.IGNORECASE)
 _JUST = re.compile(r"^(?:extractions/setup-just|taiki-e/install-action@just$)", re.IGNORECASE)
 _INSTALL_ACTION = re.compile(r"^taiki-e/install-action@(?P<ref>.+)$", re.IGNORECASE)
 _VERSION_INPUTS = ("python-version", "go-version", "toolchain", "node-version", "rust-version")
@@ -83,6 +84,18 @@ def _tool_installs(tools: str) -> list[str]:
     return lines
 
 
+def _pnpm(uses: str, detail: str, inputs: dict[str, str | None]) -> ActionUse:
+    """pnpm/action-setup: pnpm at `version` (else the newest), installed with the npm of the
+    image's Node (what actions/setup-node stands for); `run_install: true` installs too."""
+    version = (inputs.get("version") or "").strip()
+    package = "pnpm" if version in ("", "latest", "*") else f"pnpm@{version}"
+    lines = [f"npm install -g {shlex.quote(package)}"]
+    if (inputs.get("run_install") or "").strip().lower() == "true":
+        lines.append("pnpm install")
+    note = f"uses {uses}{detail}: installs {package} with npm (Node is the image's)"
+    return ActionUse(Effect.INSTALL, note, "\n".join(lines))
+
+
 def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
     """The effect of `uses:` with its `with:` inputs (already substituted; None if not known)."""
     action, _, ref = uses.partition("@")
@@ -105,6 +118,8 @@ def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
             f"python -m pip install {shlex.quote(_versioned('uv', inputs.get('version'), True))}"
         )
         return ActionUse(Effect.INSTALL, f"uses {uses}{detail}: installs uv", command)
+    if _PNPM.match(uses):
+        return _pnpm(uses, detail, inputs)
     if _JUST.match(uses):
         version = inputs.get("just-version") or inputs.get("version")
         command = f"cargo install --locked {_versioned('just', version, pip=False)}"

@@ -366,6 +366,15 @@ def _lookup(target: Any, key: Any) -> Any:
     return None
 
 
+def _children(value: Any) -> list[Any]:
+    """What a `.*` filter yields of one value: an array's elements, an object's values."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return list(value.values())
+    return []
+
+
 def _format(template: str, *args: Any) -> str:
     out: list[str] = []
     at = 0
@@ -434,17 +443,30 @@ class _Evaluator:
                 raise Unsupported(f"the {node.name} context is not known when deriving a pipeline")
             return self._contexts[node.name]
         if isinstance(node, _Index):
-            value = self.run(node.target)
-            for key in node.keys:
-                if key is None:
-                    raise Unsupported("the .* object filter")
-                value = _lookup(value, self.run(key))
-            return value
+            return self._index(node)
         if isinstance(node, _Not):
             return not truthy(self.run(node.operand))
         if isinstance(node, _Chain):
             return self._chain(node)
         return self._call(node)
+
+    def _index(self, node: _Index) -> Any:
+        """Property and index reads; after a `.*` filter (an array's elements, an object's
+        values) each read maps over the filtered items and keeps what is not null, as GitHub
+        does (`github.event.pull_request.labels.*.name`)."""
+        value = self.run(node.target)
+        filtered = False
+        for key in node.keys:
+            if key is None:
+                sources = value if filtered else [value]
+                value = [child for source in sources for child in _children(source)]
+                filtered = True
+            elif filtered:
+                name = self.run(key)
+                value = [found for item in value if (found := _lookup(item, name)) is not None]
+            else:
+                value = _lookup(value, self.run(key))
+        return value
 
     def _chain(self, node: _Chain) -> Any:
         value = self.run(node.first)

@@ -265,7 +265,7 @@ def _use(
     elif use.effect is Effect.INSTALL and use.setup:
         name = _unique(label, taken)
         step = Step(name=name, run=use.setup, workdir=".", timeout_s=step_timeout_s)
-        out.setup.append(step)
+        out.setup.append(_setup_step(step, name, use.setup, out))
         out.order.append(name)
         out.notes.append(f"step {name!r}: setup, runs once when the environment is built")
     if use.toolchain_request is not None and out.toolchain_request is None:

@@ -8,7 +8,7 @@ import pytest
 
 from ci_runner import CIRequest, CIRunner, CIStatus, Pipeline, TestOutcome
 from ci_runner.reports.console import MAX_LINE, parse_console
-from tests.ci_runner.projects import GO, PYTHON
+from tests.ci_runner.projects import CPP, GO, PYTHON
 from tests.conftest import MakeRepo
 
 P, F, E, S = TestOutcome.PASSED, TestOutcome.FAILED, TestOutcome.ERROR, TestOutcome.SKIPPED
@@ -52,6 +52,52 @@ CTEST_LOG = """\
 2/2 Test #2: unit_b ...........................***Failed    0.02 sec
 """
 
+# `python -m unittest -v` as Python 3.11 prints it (imap-codec's `just bindings` runs it),
+# and a few lines as Python 3.10 did (the class, not the test, in the parentheses)
+UNITTEST_LOG = """\
+setUpClass (pkg.test_m.Broken) ... ERROR
+test_doc (pkg.test_m.Calc.test_doc)
+Adds numbers. ... ok
+test_error (pkg.test_m.Calc.test_error) ... ERROR
+test_fail (pkg.test_m.Calc.test_fail) ... FAIL
+test_noisy (pkg.test_m.Calc.test_noisy) ... hello from the test
+ok
+test_skip (pkg.test_m.Calc.test_skip) ... skipped 'no network'
+test_sub (pkg.test_m.Calc.test_sub) ...
+  test_sub (pkg.test_m.Calc.test_sub) (i=2) ... FAIL
+test_xfail (pkg.test_m.Calc.test_xfail) ... expected failure
+test_xpass (pkg.test_m.Calc.test_xpass) ... unexpected success
+test_old (tests.test_codec.Codec) ... ok
+test_old_doc (tests.test_codec.Codec)
+Decodes a greeting. ... FAIL
+
+======================================================================
+ERROR: setUpClass (pkg.test_m.Broken)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+RuntimeError: db
+----------------------------------------------------------------------
+Ran 11 tests in 0.003s
+
+FAILED (failures=3, errors=2, skipped=1, expected failures=1, unexpected successes=1)
+"""
+
+
+def test_unittest_verbose_lines_give_dotted_ids() -> None:
+    assert parse_console(UNITTEST_LOG) == {
+        "pkg.test_m.Broken.setUpClass": E,
+        "pkg.test_m.Calc.test_doc": P,  # its docstring's first line came before the verdict
+        "pkg.test_m.Calc.test_error": E,
+        "pkg.test_m.Calc.test_fail": F,
+        "pkg.test_m.Calc.test_noisy": P,  # the test printed before its verdict
+        "pkg.test_m.Calc.test_skip": S,
+        "pkg.test_m.Calc.test_sub": F,  # a failing subtest fails its test
+        "pkg.test_m.Calc.test_xfail": S,
+        "pkg.test_m.Calc.test_xpass": F,  # an unexpected success fails the run
+        "tests.test_codec.Codec.test_old": P,
+        "tests.test_codec.Codec.test_old_doc": F,
+    }
+
 
 def test_pytest_summary_lines_give_junit_shaped_ids() -> None:
     assert parse_console(PYTEST_LOG) == {
@@ -92,6 +138,8 @@ def test_hostile_logs_parse_in_linear_time() -> None:
         "ok " + "x" * 100_000,
         "    PASS [" + " " * 100_000,
         "make " + "-x " * 30_000,
+        "test_x (" + "a." * 50_000 + ") ... ok",
+        "t" * 250 + " (" + "a" * 900 + ")" + " ... " * 20_000,
     ]
     text = "\n".join(lines * 5)
     started = time.monotonic()
@@ -111,8 +159,16 @@ def test_hostile_logs_parse_in_linear_time() -> None:
         (PYTHON, "python3 -m pytest -p no:cacheprovider -rap", {"path": "never-written.xml"}),
         # a script around `go test -v`: no -json events in the step log
         (GO, "printf 'go test -v ./...\\n' > t.sh && sh t.sh", {"step": "test"}),
+        # a script around a plain `go test`: the -v a derived pipeline puts in GOFLAGS
+        (GO, "printf 'go test ./...\\n' > t.sh && GOFLAGS=-v sh t.sh", {"step": "test"}),
+        # a ctest older than 3.21 writes no --output-junit file: its console lines are read
+        (
+            CPP,
+            "cmake -S . -B build >/dev/null && cmake --build build >/dev/null && cd build && ctest",
+            {"path": "arena-ctest.xml"},
+        ),
     ],
-    ids=["pytest", "go"],
+    ids=["pytest", "go", "go-goflags", "ctest"],
 )
 def test_runs_without_a_readable_report_fall_back_to_the_step_logs(
     project: object,
@@ -125,7 +181,7 @@ def test_runs_without_a_readable_report_fall_back_to_the_step_logs(
     from tests.ci_runner.projects import Project
 
     assert isinstance(project, Project)
-    fmt = "junit" if project.language == "python" else "go-json"
+    fmt = {"python": "junit", "go": "go-json", "cpp": "ctest"}[project.language]
     pipeline = Pipeline.model_validate(
         {"steps": [{"name": "test", "run": run}], "report": {"format": fmt, **report}}
     )

@@ -73,12 +73,25 @@ def test_interpolation_substitutes_every_expression() -> None:
         ("needs.build.outputs.x", "the needs context"),
         ("github.ref == 'refs/heads/main'", "github.ref"),
         ("hashFiles('**/go.sum')", "hashfiles"),
-        ("matrix.*", "object filter"),
     ],
 )
 def test_unknowable_values_are_unsupported_not_guessed(expression: str, what: str) -> None:
     with pytest.raises(Unsupported, match=what):
         evaluate(expression, CONTEXTS)
+
+
+def test_the_object_filter_maps_over_elements_and_values_keeping_what_is_not_null() -> None:
+    event = {
+        "labels": [{"name": "slow"}, {"id": 2}, {"name": "docs"}],
+        "commits": {"a": {"files": ["x.py"]}, "b": {"files": ["y.go", "z.go"]}},
+    }
+    contexts = {**CONTEXTS, "event": event}
+    assert evaluate("event.labels.*.name", contexts) == ["slow", "docs"]
+    assert evaluate("contains(event.labels.*.name, 'SLOW')", contexts) is True
+    assert evaluate("event.commits.*.files.*", contexts) == ["x.py", "y.go", "z.go"]
+    assert evaluate("event.labels[*].id", contexts) == [2]
+    assert evaluate("matrix.os.*", contexts) == []  # a filter over a string yields nothing
+    assert evaluate("contains(event.missing.*.name, 'slow')", contexts) is False
 
 
 @pytest.mark.parametrize(

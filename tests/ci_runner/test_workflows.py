@@ -3,7 +3,7 @@
 import pytest
 
 from ci_runner.pipeline import ReportFormat
-from ci_runner.workflows import JobRef, Refusal, WorkflowError, derive_pipeline
+from ci_runner.workflows import JobRef, Refusal, WorkflowError, derive_pipeline, derive_pipelines
 
 GO_WORKFLOW = """
 env: {GLOBAL: g}
@@ -199,7 +199,9 @@ jobs:
     assert derived.leg == "ci (ubuntu-latest, clang, 14)"
     assert derived.pipeline.report.format is ReportFormat.CTEST
     sanitizers = derive_pipeline({"main.yml": workflow}, ["Sanitizers (address)"], "cpp")
-    assert sanitizers.pipeline.steps[0].run == "ctest -L address"
+    assert sanitizers.pipeline.steps[0].run == (
+        "ctest --output-junit /workspace/arena-ctest.xml -L address"
+    )
 
 
 def test_a_script_that_runs_tests_counts_and_local_installs_run_in_ci_too() -> None:
@@ -280,7 +282,7 @@ jobs:
     assert test.run == "cd lib\npython -m pytest -q \\\n  -x"
     notes = "\n".join(derived.notes)
     assert "step 'Windows only' dropped: runs in shell 'pwsh', not bash" in notes
-    assert "the job's services (postgres) are provided by the environment, if any" in notes
+    assert "the job's services (postgres) run beside the job, as localhost" in notes
 
 
 def test_the_toolchain_version_the_job_asks_for_is_kept() -> None:
@@ -367,3 +369,376 @@ def test_a_conda_leg_gives_way_to_a_usable_one_and_a_skipped_conda_step_is_harml
     with pytest.raises(WorkflowError) as raised:
         derive_pipeline({"w.yml": windows_conda}, ["wc"], "python")
     assert "not Linux" in str(raised.value) and raised.value.reason == "Windows or macOS only"
+
+
+COMPOSITE_CALLER = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    defaults: {run: {working-directory: pkg}}
+    steps:
+      - name: Prepare
+        uses: ./.github/actions/prepare
+        with: {extras: "dev,test"}
+        env: {FROM_CALLER: c}
+      - run: pytest -q
+"""
+PREPARE_ACTION = """
+name: prepare
+inputs:
+  extras: {required: true}
+  flags: {default: "--pre"}
+  python: {default: "3.12"}
+runs:
+  using: composite
+  steps:
+    - run: pip install ${{ inputs.flags }} -e ".[${{ inputs.extras }}]"
+      shell: bash
+    - uses: ./.github/actions/inner
+      with: {what: "py${{ inputs.python }}"}
+    - name: Windows only
+      run: Write-Host hi
+      shell: pwsh
+"""
+INNER_ACTION = """
+inputs: {what: {default: x}, level: {default: "2"}}
+runs:
+  using: composite
+  steps:
+    - name: Marker
+      run: echo ${{ inputs.what }} ${{ inputs.level }} > marker
+      shell: bash
+"""
+ACTIONS = {
+    ".github/actions/prepare/action.yml": PREPARE_ACTION,
+    ".github/actions/inner/action.yaml": INNER_ACTION,
+}
+
+
+def test_a_composite_action_runs_its_steps_with_its_defaults_and_the_callers_inputs() -> None:
+    derived = derive_pipeline(
+        {"w.yml": COMPOSITE_CALLER}, ["test"], "python", read_file=ACTIONS.get
+    )
+    (install,) = derived.pipeline.setup
+    assert install.name == "Prepare: step-1"
+    assert install.run == 'pip install --pre -e ".[dev,test]"'  # default, then the caller's with:
+    assert install.env == {"FROM_CALLER": "c"}  # the calling step's env reaches its steps
+    assert install.workdir == "."  # the job's defaults do not reach an action's steps
+    marker, tests = derived.pipeline.steps
+    # a nested composite action: its own defaults, then what the outer action passed
+    assert marker.name == "Prepare: ./.github/actions/inner: Marker"
+    assert marker.run == "echo py3.12 2 > marker" and marker.workdir == "."
+    assert tests.run == "pytest -q" and tests.workdir == "pkg"
+    notes = "\n".join(derived.notes)
+    assert "uses ./.github/actions/prepare: a composite action, its steps expanded" in notes
+    assert "uses ./.github/actions/inner: a composite action, its steps expanded" in notes
+    assert "step 'Prepare: Windows only' dropped: runs in shell 'pwsh', not bash" in notes
+
+
+def test_a_local_action_that_is_not_composite_or_not_readable_is_skipped() -> None:
+    node_action = {".github/actions/prepare/action.yml": "runs: {using: node20, main: x.js}"}
+    derived = derive_pipeline(
+        {"w.yml": COMPOSITE_CALLER}, ["test"], "python", read_file=node_action.get
+    )
+    assert derived.skipped_actions == ("./.github/actions/prepare",)
+    assert "  uses ./.github/actions/prepare: skipped (not a composite action)" in derived.notes
+    unread = derive_pipeline({"w.yml": COMPOSITE_CALLER}, ["test"], "python")
+    assert any("skipped (not readable)" in note for note in unread.notes)
+    assert [s.run for s in unread.pipeline.steps] == ["pytest -q"]
+
+
+REUSING = """
+name: CI
+on: [pull_request, push]
+jobs:
+  unit:
+    name: Unit
+    uses: ./.github/workflows/tests.yml
+    with: {python: "3.11", marker: "not slow"}
+    secrets: inherit
+"""
+REUSABLE = """
+on:
+  workflow_call:
+    inputs:
+      python: {type: string, required: true}
+      marker: {type: string, default: ""}
+      coverage: {type: boolean, default: false}
+    secrets:
+      TOKEN: {required: false}
+jobs:
+  pytest:
+    name: pytest (py${{ inputs.python }}, ${{ matrix.db }})
+    runs-on: ubuntu-latest
+    strategy: {matrix: {db: [sqlite, postgres]}}
+    steps:
+      - uses: actions/setup-python@v5
+        with: {python-version: "${{ inputs.python }}"}
+      - run: pytest -m "${{ inputs.marker }}" --db ${{ matrix.db }}
+        env: {TOKEN: "${{ secrets.TOKEN }}", COVERAGE: "${{ inputs.coverage }}"}
+"""
+REUSING_FILES = {".github/workflows/ci.yml": REUSING, ".github/workflows/tests.yml": REUSABLE}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        JobRef("Unit / pytest (py3.11, postgres)", ".github/workflows/ci.yml"),
+        JobRef("pytest (py3.11, postgres)", ".github/workflows/ci.yml"),
+        JobRef("pytest (py3.11, postgres)", ".github/workflows/tests.yml"),
+        JobRef("pytest (py3.11, postgres)"),
+    ],
+    ids=str,
+)
+def test_a_reusable_workflow_gives_the_called_jobs_legs_with_the_callers_inputs(
+    entry: JobRef,
+) -> None:
+    jobs = derive_pipelines(REUSING_FILES, [entry], "python")
+    derived = jobs.best
+    assert derived.leg == "pytest (py3.11, postgres)"  # the called job's display name
+    assert derived.workflow_file == ".github/workflows/tests.yml"
+    assert derived.toolchain_request == "3.11"
+    (tests,) = derived.pipeline.steps
+    assert tests.run == 'pytest -m "not slow" --db postgres'
+    # secrets: inherit, but a fork's pull request has none; an input's declared default
+    assert tests.env == {"TOKEN": "", "COVERAGE": "false"}
+    assert any("called by Unit in .github/workflows/ci.yml" in note for note in derived.notes)
+    # the other leg of the same called job is a candidate too
+    assert [(r.leg, r.rank) for r in jobs.considered] == [
+        ("pytest (py3.11, postgres)", 0),
+        ("pytest (py3.11, sqlite)", 1),
+    ]
+
+
+def test_a_workflow_only_called_has_no_legs_of_its_own() -> None:
+    jobs = derive_pipelines(REUSING_FILES, [JobRef("*")], "python")
+    assert {(r.leg, r.workflow) for r in jobs.considered} == {
+        ("pytest (py3.11, sqlite)", ".github/workflows/tests.yml"),
+        ("pytest (py3.11, postgres)", ".github/workflows/tests.yml"),
+    }
+    assert all('-m "not slow"' in c.pipeline.steps[0].run for c in jobs.candidates)
+
+
+PULL_REQUEST = """
+on:
+  pull_request: {branches: [develop]}
+  push: {branches: [develop]}
+jobs:
+  test:
+    if: github.event_name == 'push'
+    runs-on: ubuntu-latest
+    steps:
+      - name: From a fork
+        if: github.event.pull_request.head.repo.full_name != github.repository
+        run: echo "${{ github.event.pull_request.head.repo.full_name }} -> ${{ github.base_ref }}"
+      - name: Pushes only
+        if: github.event_name == 'push'
+        run: echo push
+      - name: Same repo only
+        if: ${{ !github.event.pull_request.head.repo.fork }}
+        run: echo secret
+      - name: Labelled slow
+        if: contains(github.event.pull_request.labels.*.name, 'slow')
+        run: echo slow
+      - name: Unknown
+        run: echo "[${{ github.event.pull_request.milestone.title }}]"
+      - name: Tests
+        if: github.event_name == 'pull_request'
+        run: go test ./... -run '${{ github.head_ref }}' -count=${{ github.event.number }}
+"""
+
+
+def test_expressions_read_a_pull_request_from_a_fork() -> None:
+    github = {"repository": "acme/widget", "repository_owner": "acme", "sha": "0" * 40}
+    derived = derive_pipeline({"ci.yml": PULL_REQUEST}, ["test"], "go", github=github)
+    fork, unknown, tests = derived.pipeline.steps
+    assert fork.run == 'echo "contributor/widget -> develop"'  # base: the workflow's branch
+    assert unknown.run == 'echo "[]"'
+    assert tests.run == "go test -json ./... -run 'arena-pull-request' -count=1"
+    notes = "\n".join(derived.notes)
+    # the job's own if: reads false for a pull request, but the job is listed: it ran
+    assert (
+        "the job's if: (github.event_name == 'push') reads false here; the job is listed, so "
+        "it ran on the pull request: kept" in notes
+    )
+    for skipped in ("Pushes only", "Same repo only", "Labelled slow"):
+        assert f"step {skipped!r} skipped" in notes
+    assert (
+        "github.event.pull_request.milestone not known for a pull request here: read as null"
+        in notes
+    )
+
+
+def test_an_unlisted_job_whose_if_reads_false_on_a_pull_request_is_dropped() -> None:
+    workflow = (
+        PULL_REQUEST + "  other:\n    runs-on: ubuntu-latest\n    steps: [{run: go test ./...}]\n"
+    )
+    jobs = derive_pipelines({"ci.yml": workflow}, ["*"], "go")
+    dropped = next(r for r in jobs.considered if r.job_id == "test")
+    assert (
+        not dropped.kept and "the job's if: (github.event_name == 'push') is false" in dropped.why
+    )
+    assert jobs.best.leg == "other"
+
+
+def test_run_defaults_of_the_workflow_and_the_job_and_a_steps_own_directory() -> None:
+    workflow = """
+defaults: {run: {working-directory: backend}}
+jobs:
+  inherits:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pytest
+  overrides:
+    runs-on: ubuntu-latest
+    defaults: {run: {working-directory: "${{ github.workspace }}/frontend"}}
+    steps:
+      - run: pytest
+      - run: pytest
+        working-directory: ./e2e/../api
+      - run: pytest
+        working-directory: ../outside
+"""
+    inherits = derive_pipeline({"w.yml": workflow}, ["inherits"], "python").pipeline
+    assert [s.workdir for s in inherits.steps] == ["backend"]
+    derived = derive_pipeline({"w.yml": workflow}, ["overrides"], "python")
+    assert [s.workdir for s in derived.pipeline.steps] == ["frontend", "api"]
+    assert any("working-directory '../outside' is outside the checkout" in n for n in derived.notes)
+
+
+def test_continue_on_error_and_timeout_minutes_of_a_step() -> None:
+    workflow = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    strategy: {matrix: {experimental: [true], minutes: [7]}}
+    steps:
+      - run: cargo build
+        timeout-minutes: 0.5
+      - run: cargo test --all
+        continue-on-error: ${{ matrix.experimental }}
+        timeout-minutes: ${{ matrix.minutes }}
+      - run: cargo test --doc
+"""
+    build, tests, docs = derive_pipeline(
+        {"w.yml": workflow}, ["test"], "rust", step_timeout_s=900
+    ).pipeline.steps
+    assert (build.timeout_s, build.continue_on_error) == (30, False)
+    assert (tests.timeout_s, tests.continue_on_error) == (420, True)
+    assert (docs.timeout_s, docs.continue_on_error) == (900, False)  # the caller's default
+
+
+def test_include_only_matrix_legs_are_named_by_their_values() -> None:
+    workflow = """
+jobs:
+  test:
+    runs-on: ${{ matrix.os }}
+    strategy:
+      matrix:
+        include:
+          - {os: ubuntu-22.04, go: "1.21"}
+          - {os: ubuntu-latest, go: "1.22", race: true}
+          - {os: windows-latest, go: "1.22"}
+    steps:
+      - run: go test ${{ matrix.race && '-race' || '' }} ./...
+"""
+    jobs = derive_pipelines({"w.yml": workflow}, ["test"], "go")
+    assert [r.leg for r in jobs.considered] == [
+        "test (ubuntu-22.04, 1.21)",
+        "test (ubuntu-latest, 1.22, true)",
+        "test (windows-latest, 1.22)",
+    ]
+    race = derive_pipeline({"w.yml": workflow}, ["test (ubuntu-latest, 1.22, true)"], "go")
+    assert race.pipeline.steps[0].run == "go test -json -race ./..."
+    assert race.toolchain_request == "1.22"
+
+
+def test_the_jobs_services_are_rendered_for_its_leg() -> None:
+    workflow = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    strategy: {matrix: {postgres: ["15", "16"], port: [5433]}}
+    env: {DB_PASSWORD: secret}
+    services:
+      db:
+        image: postgres:${{ matrix.postgres }}
+        env:
+          POSTGRES_PASSWORD: ${{ env.DB_PASSWORD }}
+          POSTGRES_DB: test_${{ matrix.postgres }}
+        ports: ["${{ matrix.port }}:5432"]
+        options: --health-cmd pg_isready
+      cache: redis:7-alpine
+      broken:
+        image: mysql
+        ports: ["not-a-port"]
+    steps:
+      - run: pytest
+"""
+    derived = derive_pipeline({"w.yml": workflow}, ["test (16, 5433)"], "python")
+    services = derived.pipeline.services
+    assert set(services) == {"db", "cache"}
+    assert services["db"].image == "postgres:16"
+    assert services["db"].env == {"POSTGRES_PASSWORD": "secret", "POSTGRES_DB": "test_16"}
+    assert services["db"].ports == {5432: 5433}
+    assert services["cache"].image == "redis:7-alpine" and services["cache"].ports == {}
+    assert any("service 'broken' left out" in note for note in derived.notes)
+
+
+def test_homebrew_and_chocolatey_lines_are_dropped_with_a_note() -> None:
+    workflow = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Tools
+        run: |
+          brew install ninja
+          choco install cmake --yes
+      - name: Build
+        run: |
+          brew update && \\
+            brew install llvm
+          cmake -B build
+          cmake --build build
+      - run: ctest --test-dir build
+"""
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "cpp")
+    build, tests = derived.pipeline.steps
+    assert build.run == "cmake -B build\ncmake --build build" and tests.run.startswith("ctest")
+    notes = "\n".join(derived.notes)
+    assert "step 'Tools' dropped: macOS/Windows only (brew install ninja; choco install" in notes
+    assert "step 'Build': macOS/Windows-only lines dropped (brew update && brew install llvm)" in (
+        notes
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "setup"),
+    [
+        ("{version: 9.7.0}", ["npm install -g pnpm@9.7.0", "pnpm install --frozen-lockfile"]),
+        ("{version: '^8', run_install: true}", ["npm install -g 'pnpm@^8'\npnpm install"]),
+        ("{}", ["npm install -g pnpm", "pnpm install --frozen-lockfile"]),
+    ],
+)
+def test_pnpm_action_setup_installs_pnpm_with_the_images_npm(given: str, setup: list[str]) -> None:
+    install = "" if "run_install" in given else "      - run: pnpm install --frozen-lockfile\n"
+    workflow = f"""
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: pnpm/action-setup@v4
+        with: {given}
+      - uses: actions/setup-node@v4
+        with: {{node-version: 20, cache: pnpm}}
+{install}      - run: pnpm run build && pytest
+"""
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "python")
+    assert [s.run for s in derived.pipeline.setup] == setup
+    assert all(s.continue_on_error for s in derived.pipeline.setup)  # npm's registry: tried
+    assert [s.run for s in derived.pipeline.steps] == ["pnpm run build && pytest"]
+    assert not derived.skipped_actions
+    assert "uses actions/setup-node@v4 with node-version=20, cache=pnpm: provided by the image" in (
+        "\n".join(derived.notes)
+    )

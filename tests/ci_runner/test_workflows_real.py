@@ -102,6 +102,11 @@ def test_chainlit_pytest_legs_come_through_the_reusable_workflow_and_composite_a
     setup = [s.run for s in derived.best.pipeline.setup]
     assert "pipx install 'poetry==1.8.3'" in setup
     assert derived.best.pipeline.steps[-1].run == "poetry run pytest --cov=chainlit/"
+    # pnpm/action-setup in the pnpm-node-install action: pnpm for `pnpm install`, `buildUi`
+    assert setup.index("npm install -g pnpm@9.7.0") < setup.index(
+        "pnpm install --no-frozen-lockfile"
+    )
+    assert "pnpm run buildUi" in [s.run for s in derived.best.pipeline.steps]
     mypy = next(r for r in derived.considered if r.leg == "mypy")
     assert "type-check" in mypy.why
 
@@ -133,12 +138,19 @@ def test_fzf_build_runs_unit_and_integration_tests_and_codeql_is_not_a_candidate
     steps = [s.run for s in derived.best.pipeline.steps]
     assert "make test" in steps and any("ruby test/test_go.rb" in s for s in steps)
     assert derived.best.pipeline.report.step == "Unit test"
+    # `make test` runs go test out of sight: -v through GOFLAGS, so its lines can be read
+    assert derived.best.pipeline.env["GOFLAGS"] == "-v"
 
 
 def test_imap_codec_linux_test_leg_ranks_over_minimal_versions_audit_and_fuzz(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    ranked = _ranked(_derive("duesee__imap-codec-561", tmp_path_factory))
+    derived = _derive("duesee__imap-codec-561", tmp_path_factory)
+    ranked = _ranked(derived)
     assert ranked[0] == "test (ubuntu-latest)"
+    # `just bindings` runs `python -m unittest -v`, whose lines the console fallback reads
+    bindings = next(c for c in derived.candidates if c.leg == "bindings")
+    assert [s.run for s in bindings.pipeline.steps] == ["just bindings"]
+    assert any("python -m unittest (in justfile: just bindings)" in n for n in bindings.notes)
     assert ranked.index("minimal_versions") < ranked.index("fuzz")
     assert ranked.index("bindings") < ranked.index("minimal_versions") < ranked.index("audit")
