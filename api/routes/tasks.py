@@ -19,6 +19,7 @@ from api.schemas.tasks import (
     ImportedTask,
     ImportReport,
     Kind,
+    LegOut,
     LineProblem,
     ReportFormat,
     Stage,
@@ -55,12 +56,13 @@ def _count(validation: dict[str, Any] | None, field: str) -> int | None:
 
 def task_summary(row: DictRow) -> TaskSummary:
     validation = row["validation"]
+    task = row["task"]
     return TaskSummary(
         instance_id=row["instance_id"],
         language=row["language"],
         kind=row["kind"],
-        repo=row["task"]["repo"],
-        base_commit=row["task"]["base_commit"],
+        repo=task["repo"],
+        base_commit=task["base_commit"],
         issue_created_at=row["issue_created_at"],
         validity=_validity(row),
         validation_reason=(validation or {}).get("reason"),
@@ -69,6 +71,9 @@ def task_summary(row: DictRow) -> TaskSummary:
         flaky=_count(validation, "flaky"),
         broken=_count(validation, "broken"),
         imported_at=row["imported_at"],
+        ci_job=task.get("ci_job"),
+        legs_considered=len(task.get("ci_legs") or ()),
+        environment_notes=list(task.get("environment_notes") or ()),
     )
 
 
@@ -231,6 +236,10 @@ def get_task(instance_id: InstancePath, pool: PoolDep) -> TaskDetail:
         pipeline=task.get("pipeline"),
         validation=row["validation"],
         validated_at=row["validated_at"],
+        ci_legs=LegOut.ranked(task.get("ci_legs") or []),
+        toolchain_request=task.get("toolchain_request"),
+        skipped_actions=list(task.get("skipped_actions") or ()),
+        workflow_notes=list(task.get("workflow_notes") or ()),
     )
 
 

@@ -12,6 +12,27 @@ from arena.tasks.report import STAGES, CorpusReport
 
 Validity = Literal["valid", "invalid", "unvalidated"]
 Kind = Literal["gold-judged", "ci-judged"]
+# a leg's fate: the pipeline's own (`chosen`), validated without a test the gold patch fixes
+# (`tried`), usable but not tried (`candidate`), never usable (`rejected`)
+LegStatus = Literal["chosen", "tried", "candidate", "rejected"]
+
+
+class LegOut(BaseModel):
+    """One CI job leg considered for a task's pipeline, and what became of it."""
+
+    leg: str  # the job's display name with its matrix values
+    workflow: str
+    job_id: str
+    status: LegStatus
+    why: str  # for `tried`: the validation's outcome on it; for `rejected`: why never usable
+    category: str | None  # a rejected leg's reason category
+    rank: int | None  # 1 = best; null for a rejected leg
+
+    @classmethod
+    def ranked(cls, legs: list[dict[str, Any]]) -> list[LegOut]:
+        """Stored legs best-ranked first; rejected ones (no rank) last, in the order weighed."""
+        found = [cls.model_validate(leg) for leg in legs]
+        return sorted(found, key=lambda leg: (leg.rank is None, leg.rank or 0))
 
 
 class TaskSummary(BaseModel):
@@ -30,6 +51,11 @@ class TaskSummary(BaseModel):
     flaky: int | None
     broken: int | None
     imported_at: dt.datetime
+    ci_job: str | None  # the leg the pipeline came from (`leg @ workflow`)
+    legs_considered: int  # job legs weighed for the pipeline (0: its own steps, or not derived)
+    # how the environment deviates from what the job asks ("job asks Python 3.12; ran on 3.13");
+    # empty when it is what the job asks (or not built yet)
+    environment_notes: list[str]
 
 
 class TaskDetail(TaskSummary):
@@ -41,6 +67,10 @@ class TaskDetail(TaskSummary):
     pipeline: dict[str, Any] | None
     validation: dict[str, Any] | None
     validated_at: dt.datetime | None
+    ci_legs: list[LegOut]  # every leg considered, in rank order, rejected ones last
+    toolchain_request: str | None  # the toolchain version the chosen job asks for
+    skipped_actions: list[str]  # the chosen job's actions left out of the pipeline
+    workflow_notes: list[str]  # each leg and step decision, with why
 
 
 class TaskPage(BaseModel):

@@ -5,7 +5,9 @@ the API (serving frontend/dist at /) answers on 127.0.0.1:PORT, and stops everyt
 Seeded: a 100-model rating snapshot (rated by the workers' own pure function), a tournament of
 the baselines whose first match carries hostile evidence (script tags, onerror images,
 javascript: links, ANSI escapes, megabytes of log), refused import lines and an invalid task for
-the corpus report, and workers so a tournament started from the website really plays.
+the corpus report, tasks whose pipelines came from CI job legs (chosen, tried, candidate,
+rejected) with an environment that deviates from what the job asks, and workers so a tournament
+started from the website really plays.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ from arena.store.tasks import upsert_tasks
 from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
 from arena.tasks.refusals import Refusal
-from arena.tasks.schema import Validation
+from arena.tasks.schema import Language, LegChoice, Task, Validation
 from ci_runner import CIResult, CISettings
+from ci_runner.workflows import JobRef
 from tests.store.servers import postgres_server, redis_server
 from tests.workers.conftest import Workers
 from workers.ratings import model_dates, snapshots
@@ -199,6 +202,72 @@ def seed_corpus(pool: Pool, cache_dir: Path) -> None:
     store_validation(pool, stored.id, invalid, verdict)
 
 
+WORKFLOW = ".github/workflows/tests.yml"
+DEVIATION = "job asks Python 3.12; ran on 3.13 (3.12 is not packaged for the task's date)"
+TRIED = "no test fails without the gold patch and passes with it"
+
+
+def _leg(
+    leg: str, status: str, why: str, rank: int | None, category: str | None = None
+) -> LegChoice:
+    return LegChoice(leg=leg, workflow=WORKFLOW, job_id="tests", status=status, why=why,
+                     category=category, rank=rank)  # fmt: skip
+
+
+def legs_tasks() -> list[tuple[Task, Validation]]:
+    """Tasks whose pipelines came from CI job legs, as an import and validation leave them: one
+    valid on its second-ranked leg in an environment that deviates from the job's ask, one
+    invalid on every leg it tried and built exactly as asked."""
+    deviating = Task(
+        instance_id="python__legs-deviation",
+        repo="octo/legs",
+        base_commit="abcdef0",
+        language=Language.PYTHON,
+        ci_name_list=(JobRef("tests"),),
+        patch="diff --git a/legs.py b/legs.py\n",
+        ci_job=f"tests (3.12, ubuntu-latest) @ {WORKFLOW}",
+        toolchain_request="3.12",
+        skipped_actions=("actions/cache@v4", "codecov/codecov-action@v4"),
+        workflow_notes=("tests (3.12, ubuntu-latest): Linux, runs pytest",
+                        "step 'Upload coverage': skipped (codecov/codecov-action@v4)"),
+        environment_notes=(DEVIATION,),
+        ci_legs=(
+            _leg("tests (3.13, ubuntu-latest)", "tried", f"tried: {TRIED}", 1),
+            _leg("tests (3.12, ubuntu-latest)", "chosen", "Linux, runs pytest", 2),
+            _leg("tests (3.11, ubuntu-latest)", "candidate", "Linux, runs pytest", 3),
+            _leg("tests (3.12, windows-latest)", "rejected", "runs on windows-latest",
+                 None, "Windows or macOS only"),
+            _leg("docs", "rejected", "runs no tests (sphinx-build)", None, "no test step"),
+        ),
+    )  # fmt: skip
+    exact = deviating.model_copy(
+        update={
+            "instance_id": "rust__legs-tried",
+            "language": Language.RUST,
+            "ci_job": f"test (stable) @ {WORKFLOW}",
+            "toolchain_request": "stable",
+            "skipped_actions": (),
+            "environment_notes": (),
+            "ci_legs": (
+                _leg("test (stable)", "chosen", f"tried: {TRIED}", 1),
+                _leg("test (beta)", "tried", f"tried: {TRIED}", 2),
+            ),
+        }
+    )
+    reason = f"{TRIED} (on the best-ranked leg {exact.ci_job}; 2 legs tried, none valid)"
+    return [
+        (deviating, Validation(valid=True, fail_to_pass=("tests/test_legs.py::test_split",),
+                               fingerprint=deviating.fingerprint())),
+        (exact, Validation(valid=False, reason=reason, fingerprint=exact.fingerprint())),
+    ]  # fmt: skip
+
+
+def seed_legs(pool: Pool) -> None:
+    for task, verdict in legs_tasks():
+        (stored,) = upsert_tasks(pool, [task])
+        store_validation(pool, stored.id, task, verdict)
+
+
 def seed(database_url: str, cache_dir: Path) -> None:
     """Stores the seeded data, and writes a one-task file for the import form to upload."""
     SEED_DIR.mkdir(parents=True, exist_ok=True)
@@ -237,6 +306,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
             store_round(pool, match_id, idx, record)
         end_match(pool, match_id, "done", score={"oracle": 1, "partial": 1}, result="tie")
         seed_corpus(pool, cache_dir)
+        seed_legs(pool)
     finally:
         pool.close()
 

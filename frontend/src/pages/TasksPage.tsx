@@ -1,4 +1,5 @@
-// Tasks: validity and kind, language, repo, gold test counts and deviations; an import form; the
+// Tasks: validity and kind, language, repo, gold test counts and the environment's deviation from
+// what the job asks; a row opens to the legs considered for its pipeline; an import form; the
 // corpus report (each instance's stage, refused import lines included).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -9,10 +10,41 @@ import { ErrorBox, QueryState } from "../components/Status";
 import { KINDS, LANGUAGES } from "../lib/filters";
 import { CorpusReport } from "./CorpusReport";
 import { when } from "../lib/format";
+import { legCounts, legOutcome, type Leg } from "../lib/legs";
 
 const VALIDITY = ["valid", "invalid", "unvalidated"] as const;
 
 type Validation = { valid?: boolean; reason?: string | null; fail_to_pass?: string[]; pass_to_pass?: string[]; flaky?: string[]; broken?: string[] };
+
+/** How the environment differs from what the job asks: shown wherever the task is, never silent. */
+function Deviation({ notes }: { notes: readonly string[] }) {
+  if (notes.length === 0) return null;
+  return (
+    <ul className="deviation" aria-label="Environment deviation">
+      {notes.map((n) => (
+        <li key={n}><span className="badge deviation-badge">deviation</span> {n}</li>
+      ))}
+    </ul>
+  );
+}
+
+function LegsConsidered({ legs }: { legs: readonly Leg[] }) {
+  if (legs.length === 0) return <p className="hint">No job legs considered: the task brings its own pipeline steps, or it was not derived yet.</p>;
+  return (
+    <details className="legs">
+      <summary>Legs considered ({legs.length}: {legCounts(legs)})</summary>
+      <ol aria-label="Legs considered">
+        {legs.map((l) => (
+          <li key={`${l.workflow}|${l.leg}`} data-status={l.status}>
+            <span className={`badge leg-${l.status}`}>{l.status}</span>{" "}
+            <span className="mono">{l.leg}</span> <span className="meta">@ {l.workflow}{l.rank !== null ? ` · rank ${l.rank}` : ""}</span>
+            <div className="why">{legOutcome(l)}</div>
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
 
 function TaskDetails({ id }: { id: string }) {
   const task = useTask(id, true);
@@ -20,13 +52,23 @@ function TaskDetails({ id }: { id: string }) {
     <QueryState query={task} what="the task">
       {(t) => {
         const v = (t.validation ?? {}) as Validation;
-        const pipeline = (t.pipeline ?? {}) as { skipped_actions?: string[]; steps?: { name: string }[] };
+        const pipeline = (t.pipeline ?? {}) as { steps?: { name: string }[] };
         return (
           <div className="task-detail">
             <p>{t.validated_at ? `Validated ${when(t.validated_at)}` : "Not validated yet: no test counts."}</p>
-            {v.reason && <p>Reason: {v.reason}</p>}
+            {v.reason && <p className={v.valid ? undefined : "validity-invalid"}>{v.valid ? "Note" : "Invalid"}: {v.reason}</p>}
+            <dl className="facts-list">
+              <dt>Chosen leg</dt><dd className="mono">{t.ci_job ?? "– (its own pipeline steps)"}</dd>
+              <dt>Toolchain asked</dt><dd>{t.toolchain_request ?? "– (none named by the job)"}</dd>
+              <dt>Environment</dt>
+              <dd>{t.environment_notes.length ? <Deviation notes={t.environment_notes} /> : "as the job asks (no deviation recorded)"}</dd>
+              <dt>Skipped actions</dt><dd className="mono">{t.skipped_actions.length ? t.skipped_actions.join(", ") : "none"}</dd>
+            </dl>
             {pipeline.steps && <p>Pipeline: {pipeline.steps.map((s) => s.name).join(" → ")}</p>}
-            {pipeline.skipped_actions?.length ? <p>Toolchain deviations (skipped actions): {pipeline.skipped_actions.join(", ")}</p> : null}
+            <LegsConsidered legs={t.ci_legs} />
+            {t.workflow_notes.length ? (
+              <details><summary>Workflow notes ({t.workflow_notes.length})</summary><ul className="why">{t.workflow_notes.map((n, i) => <li key={i}>{n}</li>)}</ul></details>
+            ) : null}
             {v.fail_to_pass?.length ? (
               <details><summary>FAIL_TO_PASS tests</summary><ul className="mono">{v.fail_to_pass.map((n) => <li key={n}>{n}</li>)}</ul></details>
             ) : null}
@@ -45,6 +87,7 @@ function TaskRow({ t }: { t: TaskSummary }) {
       <tr>
         <td>
           <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? "▾" : "▸"} {t.instance_id}</button>
+          <Deviation notes={t.environment_notes} />
         </td>
         <td className={`validity-${t.validity}`} title={t.validation_reason ?? undefined}>{t.validity}{t.validation_reason ? ` (${t.validation_reason})` : ""}</td>
         <td>{t.kind}</td>
