@@ -275,6 +275,8 @@ def measure_real(
         outcome.tag = tag
     except (EnvironmentBuildError, TaskError) as exc:
         outcome.note = str(exc).splitlines()[0][:300]
+        if outcome.toolchain_s is not None:  # the build ran: the time it took to fail
+            outcome.build_s = time.perf_counter() - started
         return outcome
     sizes = _own_size(images.client, tag)
     if sizes is not None:
@@ -321,9 +323,10 @@ def real_instances(
     if wanted:
         outcomes = [o for o in outcomes if o.instance in wanted]
     for task in sorted(tasks, key=lambda t: (t.language.value, t.instance_id)):
-        if wanted and task.instance_id not in wanted:
+        heavy = task.language.value in HEAVY and not with_cpp
+        if wanted and task.instance_id not in wanted and not heavy:
             continue
-        if task.language.value in HEAVY and not with_cpp and task.instance_id not in wanted:
+        if heavy and task.instance_id not in wanted:  # always listed, with why
             note = "heavy C++ build (CMake, clang), skipped: --with-cpp or --only it"
             outcomes.append(RealOutcome(task.instance_id, task.language.value, "skipped", note))
             continue
@@ -351,6 +354,7 @@ def real_table(outcomes: list[RealOutcome]) -> Table:
         build = ""
         if o.build_s is not None:
             build = "reused 0s" if o.reused else f"{o.build_s:.0f}s"
+            build += " (failed)" if o.state == "failed" else ""
             if o.toolchain_s and o.toolchain_s > 1:
                 build += f" (+{o.toolchain_s:.0f}s toolchain)"
         size = f"{o.image_mb:.0f} MB ({o.own_mb:.0f} MB)" if o.image_mb is not None else ""
