@@ -6,12 +6,22 @@ its validation once the image exists, by `CIRunner.run` in a warm process, again
 (2) On a cargo workspace of several crates, a CI run after a patch to one crate from the
 environment image (target dir warmed at the base commit) against the same run from the
 bare toolchain image, where everything compiles (target: at most 0.3x).
+(3) Per real instance of shared/data/swingarena-real (imported as shipped, its repo from a
+`git clone --mirror` of its bundle through `--mirror`-style rules): its environment build
+(time, image size and own layer), then a CI run of the gold patch from the environment image
+against a bare `docker run` of the same steps (its services started beside it), as in (1).
+Instances refused at import are listed with the reason; the C++ one is a heavy build,
+skipped unless `--with-cpp` or named by `--only`.
 Prints the median of several runs of each.
+
+    python bench/environments.py [--only overhead|cache|real|INSTANCE]... [--with-cpp]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shlex
 import shutil
 import statistics
@@ -19,20 +29,33 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the test projects, uninstalled
 
+import docker
 from rich.console import Console
 from rich.table import Table
 
+from arena.ci import environment_spec
 from arena.tasks.gitrepo import commit_directory
+from arena.tasks.importer import import_jsonl
+from arena.tasks.pipelines import with_pipeline
+from arena.tasks.schema import Task, TaskError
 from bench.ci_overhead import hand_to_uid
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.engine import connect
-from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
+from ci_runner.environments import (
+    EnvironmentBuilder,
+    EnvironmentBuildError,
+    EnvironmentSpec,
+    environment_images,
+)
+from ci_runner.git_mirrors import GitMirrors
 from ci_runner.images import ImageBuilder
 from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.services import ServiceImages, kind_of, service_port
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_projects import (
     PYTHON_FILES,
@@ -43,6 +66,9 @@ from tests.ci_runner.env_projects import (
 )
 
 HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
+REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "swingarena-real"
+SECTIONS = ("overhead", "cache", "real")
+HEAVY = ("cpp",)  # languages skipped unless --with-cpp or named
 
 
 def _repo(files: dict[str, str], scratch: Path, name: str) -> tuple[str, str]:
@@ -66,7 +92,14 @@ def _script(pipeline: Pipeline) -> str:
     return "\n".join(lines)
 
 
-def time_bare(image: str, pipeline: Pipeline, prepared: Path, scratch: Path) -> float:
+def time_bare(
+    image: str,
+    pipeline: Pipeline,
+    prepared: Path,
+    scratch: Path,
+    check: bool = True,
+    network: str = "none",
+) -> float:
     run_dir = scratch / "bare"
     shutil.rmtree(run_dir, ignore_errors=True)
     shutil.copytree(prepared, run_dir, symlinks=True)
@@ -79,7 +112,7 @@ def time_bare(image: str, pipeline: Pipeline, prepared: Path, scratch: Path) -> 
             "run",
             "--rm",
             "--network",
-            "none",
+            network,
             "--user",
             f"{uid}:{uid}",
             "-e",
@@ -97,7 +130,7 @@ def time_bare(image: str, pipeline: Pipeline, prepared: Path, scratch: Path) -> 
         check=False,
     )
     elapsed = time.perf_counter() - started
-    if done.returncode != 0:
+    if check and done.returncode != 0:
         raise SystemExit(f"bare docker run failed: {done.stdout[-2000:]!r} {done.stderr[-2000:]!r}")
     return elapsed
 
@@ -116,12 +149,254 @@ def time_run(runner: CIRunner, request: CIRequest, steps_s: list[float] | None =
     return elapsed
 
 
+@dataclass
+class RealOutcome:
+    """One real instance: refused, skipped, failed (why) or measured."""
+
+    instance: str
+    language: str
+    state: str = "refused"
+    note: str = ""
+    toolchain_s: float | None = None
+    build_s: float | None = None
+    reused: bool = False  # the image was in the engine already (content-keyed, shared)
+    tag: str = ""
+    image_mb: float | None = None
+    own_mb: float | None = None
+    status: str = ""
+    bare_s: list[float] = field(default_factory=list)
+    ours_s: list[float] = field(default_factory=list)
+
+
+def _bundle_mirrors(folder: Path) -> GitMirrors:
+    """`git clone --mirror` of every bundle, standing in for GitHub (the lines are as shipped)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for bundle in sorted(REAL.glob("*.bundle")):
+        target = folder / f"{bundle.stem}.git"
+        if not target.exists():
+            subprocess.run(["git", "clone", "-q", "--mirror", str(bundle), str(target)], check=True)
+    return GitMirrors.parse([f"https://github.com/={folder}/{{owner}}+{{name}}.git"])
+
+
+def _import_real(workspaces: Workspaces) -> tuple[list[Task], list[RealOutcome]]:
+    tasks: list[Task] = []
+    refused: list[RealOutcome] = []
+    for path in sorted(REAL.glob("*_filtered_instance_list.jsonl")):
+        lines = path.read_text().splitlines()
+        report = import_jsonl(path, workspaces)
+        tasks += report.tasks
+        for error in report.errors:
+            record = json.loads(lines[error.line - 1])
+            note = f"{error.reason}: {error.message.splitlines()[0][:160]}"
+            refused.append(RealOutcome(record["instance_id"], path.name.split("_")[0], note=note))
+    return tasks, refused
+
+
+def _own_size(client: docker.DockerClient, tag: str) -> tuple[float, float] | None:
+    """The image's size and its own layers' (as `docker system df -v` counts them), in MB."""
+    for image in environment_images(client.df().get("Images") or []):
+        if image.tag == tag:
+            return image.size_bytes / 1e6, image.own_bytes / 1e6
+    return None
+
+
+def _start_services(pipeline: Pipeline, images: ImageBuilder, name: str) -> list[str]:
+    """The job's services as `docker run -d` containers, ready; the first one's network
+    namespace is the job's (as a CI run shares its own with them)."""
+    started: list[str] = []
+    owner = ""
+    for n, (service_name, service) in enumerate(sorted(pipeline.services.items())):
+        kind = kind_of(service.image)
+        image = ServiceImages(images).ensure(kind)
+        env = {**service.env, "ARENA_PORT": str(service_port(service, kind))}
+        network = "none" if not owner else f"container:{owner}"
+        container = f"{name}-{n}"
+        command = ["docker", "run", "-d", "--rm", "--init", "--name", container]
+        command += ["--network", network, "--tmpfs", "/tmp"]
+        for key, value in env.items():
+            command += ["-e", f"{key}={value}"]
+        subprocess.run([*command, image], capture_output=True, check=True)
+        started.append(container)
+        owner = owner or container
+        deadline = time.monotonic() + 120
+        while subprocess.run(
+            ["docker", "exec", container, "sh", "-c", kind.ready], capture_output=True
+        ).returncode:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"bare service {service_name} was not ready")
+            time.sleep(0.5)
+    return started
+
+
+def time_bare_job(
+    image: str, pipeline: Pipeline, prepared: Path, scratch: Path, images: ImageBuilder
+) -> float:
+    """A bare `docker run` of the steps, the job's services started first (timed with it)."""
+    started = time.perf_counter()
+    services = _start_services(pipeline, images, f"arena-bench-svc-{os.getpid()}")
+    try:
+        network = f"container:{services[0]}" if services else "none"
+        time_bare(image, pipeline, prepared, scratch, check=False, network=network)
+    finally:
+        for container in services:
+            subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def measure_real(
+    console: Console,
+    task: Task,
+    environments: EnvironmentBuilder,
+    runner: CIRunner,
+    workspaces: Workspaces,
+    scratch: Path,
+    runs: int,
+) -> RealOutcome:
+    outcome = RealOutcome(task.instance_id, task.language.value, state="failed")
+    try:
+        derived = with_pipeline(task, workspaces)
+        spec = environment_spec(derived)
+        if not environments.needs_build(spec):
+            outcome.note = "needs no environment image (its toolchain image is enough)"
+            return outcome
+        images = environments.images
+        with console.status(f"{task.instance_id}: toolchain image"):
+            started = time.perf_counter()
+            images.ensure_toolchain(spec.language, environments.toolchain_for(spec))
+            outcome.toolchain_s = time.perf_counter() - started
+        state = environments.state(spec)
+        outcome.reused = state is not None and state.built
+        with console.status(f"{task.instance_id}: building its environment") as status:
+            started = time.perf_counter()
+            tag = environments.ensure(
+                spec, lambda line: status.update(f"{task.instance_id}: {line[:100]}"), retry=True
+            )
+            outcome.build_s = time.perf_counter() - started
+        outcome.tag = tag
+    except (EnvironmentBuildError, TaskError) as exc:
+        outcome.note = str(exc).splitlines()[0][:300]
+        if outcome.toolchain_s is not None:  # the build ran: the time it took to fail
+            outcome.build_s = time.perf_counter() - started
+        return outcome
+    sizes = _own_size(images.client, tag)
+    if sizes is not None:
+        outcome.image_mb, outcome.own_mb = sizes
+    pipeline = derived.require_pipeline()
+    diffs = tuple(d for d in (task.patch, task.test_patch) if d.strip())
+    request = CIRequest(
+        repo=task.repo, commit=task.base_commit, pipeline=pipeline, image=tag, diffs=diffs
+    )
+    prepared, _ = workspaces.checkout(task.repo, task.base_commit)
+    for diff in diffs:
+        subprocess.run(["git", "apply", "-"], cwd=prepared, input=diff.encode(), check=True)
+    statuses: list[str] = []
+    for attempt in range(runs + 1):
+        with console.status(f"{task.instance_id}: gold-patch run {attempt} (bare, then ours)"):
+            b = time_bare_job(tag, pipeline, prepared, scratch, images)
+            started = time.perf_counter()
+            result = runner.run(request)
+            o = time.perf_counter() - started
+        statuses.append(result.status.value)
+        if attempt:
+            outcome.bare_s.append(b)
+            outcome.ours_s.append(o)
+    shutil.rmtree(prepared, ignore_errors=True)
+    outcome.state = "measured"
+    outcome.status = ", ".join(dict.fromkeys(statuses))
+    return outcome
+
+
+def real_instances(
+    console: Console,
+    environments: EnvironmentBuilder,
+    runner: CIRunner,
+    scratch: Path,
+    wanted: set[str],
+    with_cpp: bool,
+    runs: int,
+) -> list[RealOutcome]:
+    """Every instance of shared/data/swingarena-real (or those in `wanted`), measured."""
+    rules = _bundle_mirrors(scratch / "bundle-mirrors")
+    workspaces = Workspaces.from_settings(environments.images.settings, rules)
+    with console.status("importing the real instances"):
+        tasks, outcomes = _import_real(workspaces)
+    if wanted:
+        outcomes = [o for o in outcomes if o.instance in wanted]
+    for task in sorted(tasks, key=lambda t: (t.language.value, t.instance_id)):
+        heavy = task.language.value in HEAVY and not with_cpp
+        if wanted and task.instance_id not in wanted and not heavy:
+            continue
+        if heavy and task.instance_id not in wanted:  # always listed, with why
+            note = "heavy C++ build (CMake, clang), skipped: --with-cpp or --only it"
+            outcomes.append(RealOutcome(task.instance_id, task.language.value, "skipped", note))
+            continue
+        outcomes.append(
+            measure_real(console, task, environments, runner, workspaces, scratch, runs)
+        )
+    return outcomes
+
+
+def real_table(outcomes: list[RealOutcome]) -> Table:
+    table = Table(title="real instances: environment build, then gold-patch CI runs (median)")
+    for column in (
+        "instance",
+        "language",
+        "build",
+        "image (own layer)",
+        "docker run",
+        "ours",
+        "ratio",
+        "target",
+        "note",
+    ):
+        table.add_column(column)
+    for o in outcomes:
+        build = ""
+        if o.build_s is not None:
+            build = "reused 0s" if o.reused else f"{o.build_s:.0f}s"
+            build += " (failed)" if o.state == "failed" else ""
+            if o.toolchain_s and o.toolchain_s > 1:
+                build += f" (+{o.toolchain_s:.0f}s toolchain)"
+        size = f"{o.image_mb:.0f} MB ({o.own_mb:.0f} MB)" if o.image_mb is not None else ""
+        ratio = bare = ours = ""
+        if o.bare_s and o.ours_s:
+            b, w = statistics.median(o.bare_s), statistics.median(o.ours_s)
+            bare, ours, ratio = f"{b:.1f}s", f"{w:.1f}s", f"{w / b:.2f}x"
+        note = o.note if o.state != "measured" else f"runs: {o.status}"
+        table.add_row(
+            o.instance,
+            o.language,
+            build or o.state,
+            size,
+            bare,
+            ours,
+            ratio,
+            "<= 1.2x" if ratio else "",
+            note,
+        )
+    return table
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs of each (after a warm-up)")
     parser.add_argument("--functions", type=int, default=150, help="functions per Rust crate")
-    parser.add_argument("--only", choices=("overhead", "cache"), help="run one of the two")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="SECTION|INSTANCE",
+        help="overhead, cache, real, or a real instance's id (repeatable; default: all)",
+    )
+    parser.add_argument("--with-cpp", action="store_true", help="measure the C++ instance too")
+    parser.add_argument(
+        "--keep-images", action="store_true", help="keep the real instances' images it built"
+    )
+    parser.add_argument("--real-runs", type=int, default=3, help="timed runs per real instance")
     args = parser.parse_args()
+    instances = {o for o in args.only if o not in SECTIONS}
+    sections = {o for o in args.only if o in SECTIONS} | ({"real"} if instances else set())
+    sections = sections or set(SECTIONS)
     console = Console()
     scratch = Path(tempfile.mkdtemp(prefix="arena-bench-env-"))
     settings = CISettings(cache_dir=scratch / "cache")
@@ -138,7 +413,7 @@ def main() -> None:
     built: list[str] = []
     try:
         # (1) a validation run from an environment image against bare docker run
-        if args.only in (None, "overhead"):
+        if "overhead" in sections:
             repo, commit = _repo(PYTHON_FILES, scratch, "py")
             pipeline = python_pipeline()
             spec = EnvironmentSpec(repo=repo, commit=commit, language="python", pipeline=pipeline)
@@ -164,7 +439,7 @@ def main() -> None:
             )
 
         # (2) a patched CI run with a warm cargo target against a cold one
-        if args.only in (None, "cache"):
+        if "cache" in sections:
             repo, commit = _repo(rust_files(args.functions), scratch, "rs")
             spec = EnvironmentSpec(
                 repo=repo, commit=commit, language="rust", pipeline=RUST_PIPELINE
@@ -216,11 +491,19 @@ def main() -> None:
                 "",
                 "",
             )
+        if "real" in sections:
+            outcomes = real_instances(
+                console, environments, runner, scratch, instances, args.with_cpp, args.real_runs
+            )
+            if not args.keep_images:  # what was in the engine before stays there
+                built += [o.tag for o in outcomes if o.tag and not o.reused]
+            console.print(real_table(outcomes))
     finally:
         for tag in built:
             subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
         shutil.rmtree(scratch, ignore_errors=True)
-    console.print(table)
+    if table.row_count:
+        console.print(table)
 
 
 if __name__ == "__main__":

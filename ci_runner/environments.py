@@ -19,11 +19,14 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Callable
+import shutil
+import statistics
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+import docker
 import docker.errors
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -393,6 +396,82 @@ class EnvironmentBuilder:
                     path.unlink()
         return removed
 
+    def missing_images(self, spec: EnvironmentSpec) -> tuple[MissingImage, ...]:
+        """The images a build of `spec` would have to make first (its suite's base, its
+        language image, a Go release's layer, a toolchain's extra packages), asking the
+        engine only what is there."""
+        spec = self.effective(spec)
+        choice = self.toolchain_for(spec)
+        if self._images.find_toolchain(spec.language, choice) is not None:
+            return ()
+        suite = choice.suite
+        missing: list[MissingImage] = []
+        if choice.image is not None:
+            return (MissingImage("official", choice.image),)
+        if self._images.find_id(self._images.base_name(suite)) is None:
+            missing.append(MissingImage("base", self._images.base_name(suite)))
+        if self._images.find(spec.language, suite) is None:
+            missing.append(MissingImage("language", f"{spec.language} image ({suite})"))
+        if choice.packages or choice.shims or choice.env:
+            extra = " ".join(choice.packages) or "shims"
+            missing.append(MissingImage("extra", f"{spec.language} {suite} + {extra}"))
+        if choice.go_release:
+            missing.append(MissingImage("go", f"Go {choice.go_release}"))
+        return tuple(missing)
+
+    def disk(self) -> EngineDisk:
+        """The environment images of the engine with their sizes (as `docker system df -v`
+        counts them), and the free space of the engine's data root when it is on this
+        machine."""
+        client = self._images.client
+        try:
+            usage = client.df()
+            info = client.info()
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"cannot ask the engine for its disk usage: {exc}") from exc
+        found = environment_images(usage.get("Images") or [])
+        root = str(info.get("DockerRootDir") or "")
+        return EngineDisk(found, _local_free_bytes(client, root), root)
+
+    def recorded_tags(self) -> set[str]:
+        """The tags this cache's build records name (built or failed here)."""
+        tags: set[str] = set()
+        directory = self._settings.environments_dir
+        for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+            with contextlib.suppress(ValueError, OSError):
+                tags.add(EnvironmentRecord.model_validate_json(path.read_text()).tag)
+        return tags
+
+    def remove_images(self, tags: Iterable[str]) -> list[str]:
+        """Remove exactly these environment images (never another one, unlike
+        `remove_unused`, which also takes what appears while it runs); an image a container
+        still uses is kept. Returns the tags removed."""
+        removed: list[str] = []
+        for tag in tags:
+            if not tag.startswith("arena/env-"):
+                raise ImageError(f"{tag} is not an environment image")
+            try:
+                self._images.client.images.remove(tag)
+            except docker.errors.ImageNotFound:
+                pass
+            except docker.errors.APIError:  # in use by a container: next time
+                continue
+            removed.append(tag)
+        return removed
+
+    def forget(self, keep_tags: set[str]) -> list[str]:
+        """Delete the build records of this cache whose tag is not in `keep_tags` and whose
+        image is gone (failed builds, removed images). Returns the tags they named."""
+        forgotten: list[str] = []
+        directory = self._settings.environments_dir
+        for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+            with contextlib.suppress(ValueError, OSError):
+                tag = EnvironmentRecord.model_validate_json(path.read_text()).tag
+                if tag not in keep_tags and self._images.find_id(tag) is None:
+                    path.unlink()
+                    forgotten.append(tag)
+        return forgotten
+
     def _record_path(self, key: str) -> Path:
         return self._settings.environments_dir / f"{key}.json"
 
@@ -718,3 +797,183 @@ class EnvironmentBuilder:
             )
         except ENGINE_ERRORS as exc:
             raise ImageError(f"committing {tag} failed: {exc}") from exc
+
+
+# Disk: what environment images take, and an estimate of what a batch of builds will take.
+
+MB = 1_000_000  # as Docker counts
+# typical own size of an image a build makes first, measured on this project's machine
+# (docker system df -v, Debian bookworm): a suite's base, a language image over it, a Go
+# release's layer over the Go image, a toolchain's extra packages (clang)
+TYPICAL_IMAGE_MB = {
+    "base": 200,
+    "python": 275,
+    "go": 755,
+    "rust": 1030,
+    "cpp": 640,
+    "go-release": 230,
+    "extra": 300,
+}
+# typical own layer of an environment image of a language when none is built in the engine
+# yet (the README's Benchmarks: the real instances and the test projects); a cargo target
+# dir or a C++ build tree dominates, a Go module cache or a virtualenv is smaller
+TYPICAL_ENV_LAYER_MB = {"python": 150, "go": 300, "rust": 1500, "cpp": 1000}
+
+
+@dataclass(frozen=True)
+class MissingImage:
+    """An image a build would make first: `kind` is base, language, go, extra or official."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class EnvironmentImage:
+    """One tag of an environment image in the engine."""
+
+    tag: str
+    language: str
+    size_bytes: int  # with its toolchain's layers
+    own_bytes: int  # the layers no other image shares: what removing it frees
+    containers: int  # containers using it (a CI run in progress)
+
+
+@dataclass(frozen=True)
+class EngineDisk:
+    images: tuple[EnvironmentImage, ...]
+    free_bytes: int | None  # None when the engine's data root is not on this machine
+    data_root: str
+
+
+def environment_images(df_images: Sequence[dict[str, object]]) -> tuple[EnvironmentImage, ...]:
+    """The environment images among the `Images` of the engine's `/system/df` answer."""
+    found: list[EnvironmentImage] = []
+    for image in df_images:
+        labels = image.get("Labels") or {}
+        if not isinstance(labels, dict) or ENV_IMAGE_LABEL not in labels:
+            continue
+        size = _int(image.get("Size"))
+        shared = _int(image.get("SharedSize"), -1)
+        own = size - shared if shared >= 0 else size
+        repo_tags = image.get("RepoTags")
+        listed = repo_tags if isinstance(repo_tags, list) else []
+        tags = [t for t in listed if str(t).startswith("arena/env-")]
+        for n, tag in enumerate(sorted(str(t) for t in tags)):  # freed once, by its last tag
+            found.append(
+                EnvironmentImage(
+                    tag=tag,
+                    language=str(labels[ENV_IMAGE_LABEL]),
+                    size_bytes=size,
+                    own_bytes=own if n == len(tags) - 1 else 0,
+                    containers=max(_int(image.get("Containers")), 0),
+                )
+            )
+    return tuple(found)
+
+
+def _int(value: object, default: int = 0) -> int:
+    return value if isinstance(value, int) else default
+
+
+def _local_free_bytes(client: docker.DockerClient, root: str) -> int | None:
+    """Free bytes under the engine's data root, if the engine runs here (a unix socket) and
+    the root is readable by us; None otherwise (a remote engine, Docker Desktop's VM)."""
+    if not root or not str(client.api.base_url).startswith("http+docker://local"):
+        return None
+    try:
+        return shutil.disk_usage(root).free
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class PlannedBuild:
+    """A build about to run: its language and the images it must make first."""
+
+    language: str
+    missing: tuple[MissingImage, ...] = ()
+
+
+@dataclass(frozen=True)
+class DiskEstimate:
+    """What a batch of builds is expected to add to the engine's disk, and how it was reckoned."""
+
+    toolchain_bytes: int
+    toolchains: tuple[str, ...]  # the images to make first, each once
+    environment_bytes: int
+    builds: dict[str, int]  # language -> builds
+    layer_basis: dict[str, str]  # language -> where its per-build figure comes from
+    free_bytes: int | None
+
+    @property
+    def total_bytes(self) -> int:
+        return self.toolchain_bytes + self.environment_bytes
+
+    def lines(self) -> list[str]:
+        """The estimate as a user reads it, each figure with how it was computed."""
+        if not self.builds:
+            return ["disk estimate: nothing to build"]
+        out = [
+            f"disk estimate (rough) for {sum(self.builds.values())} build(s): "
+            f"{_mb(self.total_bytes)}"
+        ]
+        if self.toolchains:
+            out.append(
+                f"  toolchain images to make first: {_mb(self.toolchain_bytes)} "
+                f"({', '.join(self.toolchains)}; typical sizes measured on Debian bookworm)"
+            )
+        for language, count in sorted(self.builds.items()):
+            out.append(f"  {language}: {count} x {self.layer_basis[language]}")
+        if self.free_bytes is None:
+            out.append("  free on the engine's disk: unknown (the engine is not on this machine)")
+        else:
+            out.append(f"  free on the engine's disk: {_mb(self.free_bytes)} (its data root)")
+        return out
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / MB:.0f} MB"
+
+
+def disk_estimate(
+    planned: Sequence[PlannedBuild], built: Sequence[EnvironmentImage], free_bytes: int | None
+) -> DiskEstimate:
+    """Each missing image once, at its typical size; each build at the median own size of
+    the environment images of its language already in the engine, else a typical figure."""
+    toolchains: dict[str, int] = {}
+    for build in planned:
+        for image in build.missing:
+            if image.kind == "base":
+                size = TYPICAL_IMAGE_MB["base"]
+            elif image.kind == "language":
+                size = TYPICAL_IMAGE_MB.get(build.language, TYPICAL_IMAGE_MB["extra"])
+            elif image.kind == "go":
+                size = TYPICAL_IMAGE_MB["go-release"]
+            elif image.kind == "official":  # pulled: its size is the registry's; the language's
+                size = TYPICAL_IMAGE_MB.get(build.language, 0) + TYPICAL_IMAGE_MB["base"]
+            else:
+                size = TYPICAL_IMAGE_MB["extra"]
+            toolchains.setdefault(image.name, size * MB)
+    builds: dict[str, int] = {}
+    for build in planned:
+        builds[build.language] = builds.get(build.language, 0) + 1
+    basis: dict[str, str] = {}
+    environment = 0
+    for language, count in builds.items():
+        sizes = [i.own_bytes for i in built if i.language == language and i.own_bytes > 0]
+        if sizes:
+            each = int(statistics.median(sizes))
+            basis[language] = f"{_mb(each)} (median own layer of {len(sizes)} built here)"
+        else:
+            each = TYPICAL_ENV_LAYER_MB.get(language, 500) * MB
+            basis[language] = f"{_mb(each)} (a typical {language} environment layer)"
+        environment += count * each
+    return DiskEstimate(
+        toolchain_bytes=sum(toolchains.values()),
+        toolchains=tuple(toolchains),
+        environment_bytes=environment,
+        builds=builds,
+        layer_basis=basis,
+        free_bytes=free_bytes,
+    )

@@ -1,15 +1,26 @@
-"""`arena tasks`: import task JSONL, list tasks, validate them, report on the corpus."""
+"""`arena tasks`: import task JSONL, list tasks, build their environments (and collect the
+unused ones), validate them, report on the corpus."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from arena.ci import environment_spec
@@ -22,7 +33,12 @@ from arena.tasks.report import STAGES, CorpusReport, Environment, LibraryTask, c
 from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import load_tasks, only, update_library
 from ci_runner import CISettings, SandboxError
-from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError
+from ci_runner.environments import (
+    EnvironmentBuilder,
+    EnvironmentBuildError,
+    PlannedBuild,
+    disk_estimate,
+)
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
@@ -176,57 +192,239 @@ def list_tasks(tasks: TasksOption = "demo") -> None:
     Console().print(table)
 
 
+@dataclass(frozen=True)
+class _Built:
+    """One task's row of `build-env`: what became of its environment, and its notes."""
+
+    task: Task
+    outcome: str
+    notes: tuple[str, ...]
+    failed: bool
+
+
+def _build_one(
+    task: Task,
+    environments: EnvironmentBuilder,
+    workspaces: Workspaces,
+    show: Callable[[str], None],
+    retry: bool,
+) -> _Built:
+    show("deriving the pipeline")
+    notes = task.environment_notes
+    try:
+        derived = with_pipeline(task, workspaces)
+        spec = environment_spec(derived)
+        if task.image or not environments.needs_build(spec):
+            outcome = "toolchain image (nothing to set up or fetch)"
+        else:
+            notes = environments.toolchain_for(spec).notes
+            outcome = environments.ensure(spec, show, retry=retry)
+    except (EnvironmentBuildError, TaskError) as exc:
+        return _Built(task, f"[red]failed[/]: {escape(str(exc))}", notes, True)
+    return _Built(task, outcome, notes, False)
+
+
+def _plan(
+    found: list[Task], environments: EnvironmentBuilder, workspaces: Workspaces, retry: bool
+) -> list[PlannedBuild]:
+    """The builds `build-env` will run (not built yet, not failed before unless `retry`)."""
+    planned: list[PlannedBuild] = []
+    for task in found:
+        if task.image:
+            continue
+        try:
+            spec = environment_spec(with_pipeline(task, workspaces))
+            state = environments.state(spec)
+        except TaskError:
+            continue  # the build reports it
+        if state is None or state.built or (state.error and not retry):
+            continue
+        planned.append(PlannedBuild(spec.language, environments.missing_images(spec)))
+    return planned
+
+
+def _build_sequentially(
+    found: list[Task], environments: EnvironmentBuilder, workspaces: Workspaces, retry: bool
+) -> list[_Built]:
+    built: list[_Built] = []
+    with Progress(console=stderr, transient=True) as progress:
+        bar = progress.add_task("environments", total=len(found))
+        for task in found:
+            name = task.instance_id
+
+            def show(line: str, name: str = name) -> None:
+                progress.update(bar, description=f"{name}: {line[:80]}")
+
+            built.append(_build_one(task, environments, workspaces, show, retry))
+            progress.advance(bar)
+    return built
+
+
+def _build_at_once(
+    found: list[Task],
+    environments: EnvironmentBuilder,
+    workspaces: Workspaces,
+    retry: bool,
+    jobs: int,
+) -> list[_Built]:
+    """`jobs` builds at a time, each with its own line under the overall bar."""
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with (
+        Progress(*columns, console=stderr, transient=True) as progress,
+        ThreadPoolExecutor(max_workers=jobs) as pool,
+    ):
+        bar = progress.add_task(f"environments ({jobs} at once)", total=len(found))
+
+        def build(task: Task) -> _Built:
+            name = task.instance_id
+            line = progress.add_task(f"  {name}", total=None)
+
+            def show(text: str) -> None:
+                progress.update(line, description=f"  {name}: {text[:80]}")
+
+            try:
+                return _build_one(task, environments, workspaces, show, retry)
+            finally:
+                progress.remove_task(line)
+                progress.advance(bar)
+
+        futures = [pool.submit(build, task) for task in found]
+        return [future.result() for future in futures]
+
+
 @app.command("build-env")
 def build_env(
     tasks: TasksOption = "demo",
     only_ids: OnlyOption = None,
     retry: Annotated[bool, typer.Option(help="rebuild environments whose build failed")] = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            min=1,
+            help="builds at once (each mostly waits on the network and the engine); "
+            "above 1, a disk estimate is printed first",
+        ),
+    ] = 1,
 ) -> None:
     """Build each task's environment image: its setup steps, once, with network."""
     from ci_runner.engine import connect
 
     settings = CISettings()
-    rows: list[tuple[str, str, str]] = []
-    failed = False
     with exit_on_errors():
         workspaces = Workspaces.from_settings(settings)
         environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
         found = only(load_tasks(tasks, settings.cache_dir, workspaces), only_ids)
-        updated: list[Task] = []
-        with Progress(console=stderr, transient=True) as progress:
-            bar = progress.add_task("environments", total=len(found))
-            for task in found:
-                name = task.instance_id
-
-                def show(line: str, name: str = name) -> None:
-                    progress.update(bar, description=f"{name}: {line[:80]}")
-
-                show("deriving the pipeline")
-                notes = task.environment_notes
-                try:
-                    derived = with_pipeline(task, workspaces)
-                    spec = environment_spec(derived)
-                    if task.image or not environments.needs_build(spec):
-                        outcome = "toolchain image (nothing to set up or fetch)"
-                    else:
-                        notes = environments.toolchain_for(spec).notes
-                        outcome = environments.ensure(spec, show, retry=retry)
-                except (EnvironmentBuildError, TaskError) as exc:
-                    failed = True
-                    outcome = f"[red]failed[/]: {escape(str(exc))}"
-                rows.append((name, outcome, escape("; ".join(notes))))
-                updated.append(task.model_copy(update={"environment_notes": notes}))
-                progress.advance(bar)
+        if jobs == 1:
+            built = _build_sequentially(found, environments, workspaces, retry)
+        else:
+            planned = _plan(found, environments, workspaces, retry)
+            disk = environments.disk()
+            for line in disk_estimate(planned, disk.images, disk.free_bytes).lines():
+                stderr.print(escape(line), highlight=False)
+            built = _build_at_once(found, environments, workspaces, retry, jobs)
         if tasks == "imported":  # the notes go with the task, for the website to show
-            update_library(settings.cache_dir, updated)
+            update_library(
+                settings.cache_dir,
+                [b.task.model_copy(update={"environment_notes": b.notes}) for b in built],
+            )
     table = Table()
     for column in ("instance id", "environment", "notes"):
         table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
+    for b in built:
+        table.add_row(b.task.instance_id, b.outcome, escape("; ".join(b.notes)))
     Console().print(table)
-    if failed:
+    if any(b.failed for b in built):
         raise typer.Exit(BAD_INPUT)
+
+
+def _kept_tags(
+    found: list[Task], environments: EnvironmentBuilder, workspaces: Workspaces
+) -> set[str]:
+    """The environment tags of `found` as runs look them up now (a task without a pipeline,
+    or whose toolchain image is gone, has none a run would find)."""
+    kept: set[str] = set()
+    for task in found:
+        if task.image:
+            continue
+        try:
+            state = environments.state(environment_spec(with_pipeline(task, workspaces)))
+        except TaskError:
+            continue
+        if state is not None and state.tag is not None:
+            kept.add(state.tag)
+    return kept
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
+
+
+@app.command("gc")
+def gc(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="print what would go, remove nothing")
+    ] = False,
+    any_cache: Annotated[
+        bool,
+        typer.Option(
+            "--any-cache",
+            help="also environment images this cache has no build record of (built with "
+            "another ARENA_CACHE_DIR: tests, benchmarks, other users of a shared engine)",
+        ),
+    ] = False,
+) -> None:
+    """Remove the environment images of tasks no longer in the library (nor in the demo
+    corpus) and their build records; prints what went and the space it freed."""
+    from ci_runner.engine import connect
+
+    settings = CISettings()
+    with exit_on_errors():
+        workspaces = Workspaces.from_settings(settings)
+        environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
+        library = load_tasks("imported", settings.cache_dir, workspaces)
+        demo = load_tasks("demo", settings.cache_dir, workspaces)
+        kept = _kept_tags(library + demo, environments, workspaces)
+        ours = environments.recorded_tags()
+        disk = environments.disk()
+        unused = [i for i in disk.images if i.tag not in kept]
+        chosen = [i for i in unused if any_cache or i.tag in ours]
+        others = len(unused) - len(chosen)
+        gone = set() if dry_run else set(environments.remove_images(i.tag for i in chosen))
+        forgotten = [] if dry_run else environments.forget(kept)
+    verb = "would remove" if dry_run else "removed"
+    table = Table(title=f"environment images {verb}")
+    for column in ("image", "language", "own size", "outcome"):
+        table.add_column(column)
+    freed = 0
+    for image in chosen:
+        if dry_run or image.tag in gone:
+            freed += image.own_bytes
+            outcome = "unused" if dry_run else "removed"
+        else:
+            outcome = "[yellow]kept[/]: a container uses it"
+        table.add_row(image.tag, image.language, _size(image.own_bytes), outcome)
+    if chosen:
+        Console().print(table)
+    print(
+        f"{verb} {len(chosen) if dry_run else len(gone)} environment image(s), "
+        f"{_size(freed)} freed{' if nothing else shares their layers' if dry_run else ''}; "
+        f"kept {len(disk.images) - len(unused)} in use by {len(library)} library and "
+        f"{len(demo)} demo task(s)"
+    )
+    if others:
+        print(
+            f"left {others} unused image(s) this cache has no build record of "
+            "(--any-cache removes them)"
+        )
+    if forgotten:
+        print(f"forgot {len(forgotten)} build record(s)")
 
 
 @app.command("validate")
