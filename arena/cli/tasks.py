@@ -219,6 +219,9 @@ def _build_one(
         else:
             notes = environments.toolchain_for(spec).notes
             outcome = environments.ensure(spec, show, retry=retry)
+            record = environments.record(spec)
+            if record is not None and record.packages_as_of:  # the date the task's packages are of
+                notes = (*notes, f"packages resolved as of {record.packages_as_of}")
     except (EnvironmentBuildError, TaskError) as exc:
         return _Built(task, f"[red]failed[/]: {escape(str(exc))}", notes, True)
     return _Built(task, outcome, notes, False)
