@@ -418,7 +418,20 @@ def derive_pipelines(
             for leg in every.get(path, []):
                 if is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
-    return _ranked(items, job_refs, workflows, language, notes, max_candidates)
+    return _ranked(_natives_first(items), job_refs, workflows, language, notes, max_candidates)
+
+
+def _natives_first(items: list[_Considered]) -> list[_Considered]:
+    """A job reached both on its own and through a workflow calling it (a nightly workflow
+    that `uses:` the main one) is the same leg: the one run on its own stays."""
+    native = {
+        (i.leg.workflow, i.leg.job_id, i.leg.display_name) for i in items if i.leg.caller is None
+    }
+    return [
+        i
+        for i in items
+        if i.leg.caller is None or (i.leg.workflow, i.leg.job_id, i.leg.display_name) not in native
+    ]
 
 
 def _ranked(

@@ -216,6 +216,9 @@ def _expand(
                 out.notes.append(f"step {step.name!r} dropped: macOS/Windows only ({shown})")
                 continue
             out.notes.append(f"step {step.name!r}: macOS/Windows-only lines dropped ({shown})")
+        if run != step.run.strip():
+            if "brew" in step.run:
+                out.notes.append(f"step {step.name!r}: brew installs as Debian packages ({run})")
             step = step.model_copy(update={"run": run})
         if uses_conda(step.run):
             out.conda.append(f"step {step.name!r} runs conda")

@@ -706,8 +706,11 @@ jobs:
     derived = derive_pipeline({"w.yml": workflow}, ["test"], "cpp")
     build, tests = derived.pipeline.steps
     assert build.run == "cmake -B build\ncmake --build build" and tests.run.startswith("ctest")
+    # a Linux leg's brew install is Debian's package of the formula, in setup
+    (tools,) = derived.pipeline.setup
+    assert tools.run == "apt-get install -y --no-install-recommends ninja-build"
     notes = "\n".join(derived.notes)
-    assert "step 'Tools' dropped: macOS/Windows only (brew install ninja; choco install" in notes
+    assert "step 'Tools': macOS/Windows-only lines dropped (choco install" in notes
     assert "step 'Build': macOS/Windows-only lines dropped (brew update && brew install llvm)" in (
         notes
     )
