@@ -13,6 +13,7 @@ import json
 import threading
 from pathlib import Path
 
+from arena.tasks.requirements import added_requirements
 from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
@@ -27,6 +28,9 @@ def environment_spec(task: Task) -> EnvironmentSpec:
         pipeline=task.require_pipeline(),
         toolchain_request=task.toolchain_request,
         as_of=task.created_at,
+        extra_requirements=added_requirements(task.patch)
+        if task.language.value == "python"
+        else (),
     )
 
 

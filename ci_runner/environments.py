@@ -19,6 +19,7 @@ import json
 import os
 import posixpath
 import re
+import shlex
 import shutil
 import statistics
 from collections.abc import Callable, Iterable, Sequence
@@ -210,6 +211,9 @@ class EnvironmentSpec(BaseModel):
     # through the date-cut index, uv, npm); None resolves today's, as does
     # ARENA_PACKAGE_DATE_CUT=false. Kept as an RFC 3339 UTC time (a bare date: its end)
     as_of: str | None = None
+    # Python requirements the task's gold patch adds (a new test dependency): fetched into
+    # the wheelhouse, so that an offline run of the fixed tree finds them
+    extra_requirements: tuple[str, ...] = ()
 
     @field_validator("as_of")
     @classmethod
@@ -228,6 +232,7 @@ class EnvironmentSpec(BaseModel):
             "services": {k: v.model_dump(mode="json") for k, v in self.pipeline.services.items()},
             "toolchain": toolchain_id,
             "as_of": self.as_of,
+            "extra_requirements": list(self.extra_requirements),
         }
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -715,6 +720,13 @@ class EnvironmentBuilder:
                     f"environment of {spec.repo} at {spec.commit[:12]}: collecting the "
                     f"dependencies for offline runs failed:\n{_tail(log)}"
                 )
+            if language == "python" and spec.extra_requirements:
+                wanted = " ".join(shlex.quote(r) for r in spec.extra_requirements)
+                progress(f"fetching what the fix adds: {wanted}")
+                fetch = f"pip wheel --quiet --wheel-dir {WHEELHOUSE} {wanted}"
+                ok, log = self._exec(box, "fetching the fix's requirements", fetch, dated)
+                if not ok:  # the fixed tree's runs then fail on the import, and say so
+                    progress(f"could not fetch {wanted}:\n{_tail(log, 5)}")
         if language in _WARMED:
             self._warm(box, spec, env, progress)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import posixpath
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from ci_runner.errors import PatchError, ReportError, WorkspaceError
 from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
-from ci_runner.pipeline import Pipeline, Step
+from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.reports import contradiction, parse_report, runner_summary
 from ci_runner.reports.console import parse_console
 from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
@@ -170,6 +171,21 @@ class CIRunner:
             sandbox_died=done.sandbox_died,
         )
 
+    def _junit_written(
+        self, sandbox: Sandbox, spec: ReportSpec, steps: tuple[StepResult, ...], limits: Limits
+    ) -> dict[str, TestOutcome] | None:
+        """The results of the JUnit files the run's pytest says it wrote, or None."""
+        if spec.format is not ReportFormat.JUNIT:
+            return None
+        results: dict[str, TestOutcome] = {}
+        for path in junit_files_named("\n".join(s.log for s in steps if not s.skipped)):
+            try:
+                data = sandbox.read_file(path, limits.max_report_bytes)
+                results |= parse_report(spec.format, data, limits.max_tests)
+            except (SandboxFileError, ReportError):
+                continue
+        return results or None
+
     def _collect_report(
         self,
         sandbox: Sandbox,
@@ -184,6 +200,9 @@ class CIRunner:
                 try:
                     data = sandbox.read_file(path, limits.max_report_bytes)
                 except SandboxFileError as exc:
+                    written = self._junit_written(sandbox, spec, steps, limits)
+                    if written is not None:
+                        return written, None
                     raise ReportError(f"test report: {exc}") from exc
             else:
                 step = next(s for s in steps if s.name == spec.step)
@@ -195,6 +214,18 @@ class CIRunner:
             # a wrapped runner (tox, make, a script) may hide the report: read the logs
             console = parse_console("\n".join(s.log for s in steps if not s.skipped))
             return (console, None) if console else ({}, str(exc))
+
+
+MAX_JUNIT_FILES = 8  # a run naming more is not read past them
+_JUNIT_WRITTEN = re.compile(r"generated xml file: (?P<path>/\S+\.xml)")
+
+
+def junit_files_named(logs: str) -> list[str]:
+    """The JUnit files pytest says it wrote (`generated xml file: PATH`), in the workspace,
+    once each: a job's own `--junitxml=...` on the command line wins over the one Arena adds
+    through PYTEST_ADDOPTS, and its file holds the same results."""
+    found = dict.fromkeys(m["path"] for m in _JUNIT_WRITTEN.finditer(logs))
+    return [p for p in found if posixpath.normpath(p).startswith(f"{WORKSPACE}/")][:MAX_JUNIT_FILES]
 
 
 def _discard(run_dir: Path) -> None:

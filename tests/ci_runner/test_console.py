@@ -161,6 +161,13 @@ def test_hostile_logs_parse_in_linear_time() -> None:
         (GO, "printf 'go test -v ./...\\n' > t.sh && sh t.sh", {"step": "test"}),
         # a script around a plain `go test`: the -v a derived pipeline puts in GOFLAGS
         (GO, "printf 'go test ./...\\n' > t.sh && GOFLAGS=-v sh t.sh", {"step": "test"}),
+        # the job's own --junitxml wins over the one added through PYTEST_ADDOPTS: the file
+        # pytest says it wrote is read (no short summary here lists the passes)
+        (
+            PYTHON,
+            "python3 -m pytest -q -p no:cacheprovider --junitxml=reports/own.xml",
+            {"path": "arena-report.xml"},
+        ),
         # a ctest older than 3.21 writes no --output-junit file: its console lines are read
         (
             CPP,
@@ -168,7 +175,7 @@ def test_hostile_logs_parse_in_linear_time() -> None:
             {"path": "arena-ctest.xml"},
         ),
     ],
-    ids=["pytest", "go", "go-goflags", "ctest"],
+    ids=["pytest", "go", "go-goflags", "pytest-own-junit", "ctest"],
 )
 def test_runs_without_a_readable_report_fall_back_to_the_step_logs(
     project: object,

@@ -165,3 +165,16 @@ def test_unusable_reports_are_errors_never_an_empty_pass(
 ) -> None:
     with pytest.raises(ReportError, match=message):
         parse_report(report_format, data)
+
+
+def test_the_junit_files_pytest_says_it_wrote_are_named_once_and_only_in_the_workspace() -> None:
+    from ci_runner.runner import junit_files_named
+
+    logs = (
+        "--- generated xml file: /workspace/reports/junit.xml ---\n"
+        "generated xml file: /workspace/reports/junit.xml\n"
+        "generated xml file: /etc/passwd.xml\n"
+        "generated xml file: /workspace/../etc/x.xml\n"
+        "generated xml file: /workspace/b.xml\n"
+    )
+    assert junit_files_named(logs) == ["/workspace/reports/junit.xml", "/workspace/b.xml"]
