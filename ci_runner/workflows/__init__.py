@@ -418,7 +418,9 @@ def derive_pipelines(
             for leg in every.get(path, []):
                 if is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
-    return _ranked(_natives_first(items), job_refs, workflows, language, notes, max_candidates)
+    return _ranked(
+        _natives_first(items), job_refs, workflows, language, notes, max_candidates, read_file
+    )
 
 
 def _natives_first(items: list[_Considered]) -> list[_Considered]:
@@ -441,6 +443,7 @@ def _ranked(
     language: str,
     notes: list[str],
     max_candidates: int,
+    read_file: ReadFile,
 ) -> DerivedJobs:
     kept = [i for i in items if i.assessment is not None]
     ordered = sorted(kept, key=lambda i: i.assessment.key if i.assessment else ())
@@ -470,7 +473,9 @@ def _ranked(
         notes.append(f"leg {item.leg}: {item.why}")
     if not ordered:
         raise _refusal(items, refs, workflows, notes)
-    candidates = tuple(_pipeline(item, language, notes) for item in ordered[:max_candidates])
+    candidates = tuple(
+        _pipeline(item, language, notes, read_file) for item in ordered[:max_candidates]
+    )
     return DerivedJobs(candidates=candidates, considered=tuple(considered), notes=tuple(notes))
 
 
@@ -535,14 +540,16 @@ def _refusal(
     return UnsupportedJob(message, category)
 
 
-def _pipeline(item: _Considered, language: str, shared: list[str]) -> DerivedPipeline:
+def _pipeline(
+    item: _Considered, language: str, shared: list[str], read_file: ReadFile
+) -> DerivedPipeline:
     assert item.steps is not None
     leg, steps = item.leg, item.steps
     notes = [*shared, f"chosen: leg {leg}"]
     notes.extend(f"  {note}" for note in steps.notes)
     setup, ci_steps = _through_last_test(steps, notes)
     try:
-        reporting = report_for(language, ci_steps, steps.test_runners, notes, setup)
+        reporting = report_for(language, ci_steps, steps.test_runners, notes, setup, read_file)
     except ReportRuleError as exc:
         raise WorkflowError(str(exc)) from exc
     env = {**RUNNER_ENV, **item.contexts["env"]}

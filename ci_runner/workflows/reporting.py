@@ -11,9 +11,10 @@ or an older ctest wrote none), the runner reads the test lines of every step's l
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ci_runner.pipeline import ReportFormat, ReportSpec, Step
@@ -63,21 +64,38 @@ class ReportRuleError(ValueError):
     """No report rule for the task's language."""
 
 
+_LEGACY_PASSENV = re.compile(r"^\s*passenv\s*=", re.MULTILINE)
+TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml")
+
+
+def tox_pass_env_key(read_file: Callable[[str], str | None], workdir: str) -> str:
+    """The spelling of tox's pass_env that the project's config uses: an override under the
+    other spelling would shadow the project's own list (its PGHOST would no longer pass)."""
+    for name in TOX_FILES:
+        text = read_file(posixpath.normpath(posixpath.join(workdir, name)))
+        if text and _LEGACY_PASSENV.search(text):
+            return "passenv"
+    return "pass_env"
+
+
 def report_for(
     language: str,
     steps: list[Step],
     runners: dict[str, str],
     notes: list[str],
     setup: Sequence[Step] = (),
+    read_file: Callable[[str], str | None] = lambda _: None,
 ) -> Reporting:
     """How the derived pipeline's tests are read; `runners` maps a step to its test runner,
     `setup` is what the environment build runs (it may pin the tools)."""
     if language == "python":
         # every pytest run writes JUnit, whatever its command line says; tox 4 passes it on
         pytest_env = {"PYTEST_ADDOPTS": PYTEST_OPTIONS}
-        if any("tox" in r for r in runners.values()):
-            pytest_env["TOX_OVERRIDE"] = "testenv.pass_env+=PYTEST_ADDOPTS"
-            notes.append("  tox: PYTEST_ADDOPTS passed through with TOX_OVERRIDE")
+        tox_steps = [s for s in steps if "tox" in runners.get(s.name, "")]
+        if tox_steps:
+            key = tox_pass_env_key(read_file, tox_steps[0].workdir)
+            pytest_env["TOX_OVERRIDE"] = f"testenv.{key}+=PYTEST_ADDOPTS"
+            notes.append(f"  tox: PYTEST_ADDOPTS passed through with TOX_OVERRIDE ({key})")
         steps = [with_appended(s, "PYTEST_ADDOPTS", PYTEST_OPTIONS) for s in steps]
         return Reporting(ReportSpec(format=ReportFormat.JUNIT, path=REPORT_FILE), pytest_env, steps)
     formats = {"go": ReportFormat.GO_JSON, "rust": ReportFormat.LIBTEST, "cpp": ReportFormat.CTEST}

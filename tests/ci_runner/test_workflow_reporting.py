@@ -115,3 +115,26 @@ def test_hostile_scripts_are_scanned_in_linear_time() -> None:
     for run in runs:
         report_for("cpp", [Step(name="t", run=run)], {"t": "ctest"}, [])
     assert time.monotonic() - started < 2.0
+
+
+def test_the_tox_override_uses_the_projects_own_spelling_of_pass_env() -> None:
+    """tox 4 lets an override under `pass_env` shadow a tox.ini's `passenv` list: the job's
+    PGHOST would no longer reach the tests (seen on django-timeline-logger)."""
+    from ci_runner.workflows.reporting import tox_pass_env_key
+
+    legacy = {"pkg/tox.ini": "[testenv]\npassenv =\n    PGHOST\n"}
+    assert tox_pass_env_key(legacy.get, "pkg") == "passenv"
+    assert tox_pass_env_key(legacy.get, ".") == "pass_env"
+    modern = {"setup.cfg": "[testenv]\npass_env = PGHOST\n"}
+    assert tox_pass_env_key(modern.get, ".") == "pass_env"
+    workflow = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pip install tox
+      - run: tox -e py311
+"""
+    files = {"tox.ini": "[testenv]\npassenv = PG*\ncommands = pytest\n"}
+    derived = derive_pipeline({"w.yml": workflow}, ["test"], "python", read_file=files.get)
+    assert derived.pipeline.env["TOX_OVERRIDE"] == "testenv.passenv+=PYTEST_ADDOPTS"
