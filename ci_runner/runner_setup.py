@@ -108,6 +108,7 @@ RUNNER_TOOLS: dict[str, str] = {
     "python": "python-is-python3",
     "pip": "python3-pip",
     "pip3": "python3-pip",
+    "pipx": "pipx",
     "node": "nodejs",
     "npm": "npm",
     "npx": "npm",
