@@ -373,34 +373,6 @@ class EnvironmentBuilder:
             self._write_record(outcome)
         return tag
 
-    def remove_unused(self, keep_tags: set[str]) -> list[str]:
-        """Remove the environment images of this engine that are not in `keep_tags` (the
-        tags of the tasks still in the library) and the build records naming them; an image
-        a container still uses is kept. Returns the tags removed."""
-        removed: list[str] = []
-        try:
-            found = self._images.client.images.list(filters={"label": ENV_IMAGE_LABEL})
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"cannot list environment images: {exc}") from exc
-        for image in found:
-            for tag in image.tags:
-                if tag in keep_tags or not tag.startswith("arena/env-"):
-                    continue
-                try:
-                    self._images.client.images.remove(tag)
-                except docker.errors.ImageNotFound:
-                    pass
-                except docker.errors.APIError:  # in use by a container: next time
-                    continue
-                removed.append(tag)
-        gone = set(removed)
-        directory = self._settings.environments_dir
-        for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
-            with contextlib.suppress(ValueError, OSError):
-                if EnvironmentRecord.model_validate_json(path.read_text()).tag in gone:
-                    path.unlink()
-        return removed
-
     def missing_images(self, spec: EnvironmentSpec) -> tuple[MissingImage, ...]:
         """The images a build of `spec` would have to make first (its suite's base, its
         language image, a Go release's layer, a toolchain's extra packages), asking the
@@ -448,8 +420,8 @@ class EnvironmentBuilder:
         return tags
 
     def remove_images(self, tags: Iterable[str]) -> list[str]:
-        """Remove exactly these environment images (never another one, unlike
-        `remove_unused`, which also takes what appears while it runs); an image a container
+        """Remove exactly these environment images (never another one: the engine is
+        shared, and what appears while gc runs is someone's new build); an image a container
         still uses is kept. Returns the tags removed."""
         removed: list[str] = []
         for tag in tags:

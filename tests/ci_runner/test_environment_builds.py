@@ -197,25 +197,3 @@ def test_a_postgres_service_serves_the_build_and_every_run_with_the_jobs_credent
     failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
     assert result.status is CIStatus.PASSED, failed
     assert "timeline@timeline" in result.steps[1].log
-
-
-def test_unused_environment_images_are_removed_and_used_ones_kept(
-    environments: EnvironmentBuilder, docker_client: docker.DockerClient, make_repo: MakeRepo
-) -> None:
-    """The engine is shared: everything but this test's image is in `keep_tags`."""
-    repo, commit = make_repo(PYTHON_FILES)
-    pipeline = Pipeline.model_validate(
-        {"setup": [{"name": "deps", "run": "true"}], "steps": [_TEST], "report": _REPORT}
-    )
-    spec = _spec(repo, commit, pipeline)
-    tag = environments.ensure(spec)
-    everything = {
-        t
-        for image in docker_client.images.list(filters={"label": ENV_IMAGE_LABEL})
-        for t in image.tags
-    }
-    assert environments.remove_unused(everything) == []
-    assert environments.remove_unused(everything - {tag}) == [tag]
-    assert environments.record(spec) is None  # its record went with it
-    state = environments.state(spec)
-    assert state is not None and not state.built
