@@ -64,9 +64,10 @@ from tests.ci_runner.env_projects import (
     rust_files,
     rust_patch,
 )
+from tests.shared_data import shared_data
 
 HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
-REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "swingarena-real"
+REAL = shared_data() / "swingarena-real"
 SECTIONS = ("overhead", "cache", "real")
 HEAVY = ("cpp",)  # languages skipped unless --with-cpp or named
 

@@ -23,7 +23,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REAL = ROOT.parent / "shared" / "data" / "swingarena-real"
+sys.path.insert(0, str(ROOT))  # the test data's locator, uninstalled
+from tests.shared_data import shared_data  # noqa: E402
+
+REAL = shared_data() / "swingarena-real"
 ARENA = str(Path(sys.executable).parent / "arena")
 
 

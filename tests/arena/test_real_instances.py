@@ -17,8 +17,9 @@ from arena.tasks.importer import import_jsonl
 from arena.tasks.schema import Task
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.workspace import Workspaces
+from tests.shared_data import shared_data
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "swingarena-real"
+REAL = shared_data() / "swingarena-real"
 
 # instance -> the leg chosen at import (`leg @ workflow`), or the refusal's category
 CHOSEN = "chosen"

@@ -17,9 +17,10 @@ from ci_runner.workflows import ANY_JOB, JobRef
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
 from tests.conftest import MakeRepo
+from tests.shared_data import shared_data
 
 ARENA = str(Path(sys.executable).parent / "arena")
-SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "data" / "swingarena-sample"
+SAMPLE = shared_data() / "swingarena-sample"
 W = ".github/workflows/"
 
 # what each line of the sample must import as: language, job list, kind

@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from arena.tasks.schema import job_refs
 from ci_runner.workflows import DerivedJobs, Refusal, UnsupportedJob, derive_pipelines
+from tests.shared_data import shared_data
 
-REAL = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "swingarena-real"
-).resolve()
+REAL = shared_data() / "swingarena-real"
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is not here")
 
 
