@@ -19,6 +19,7 @@ from arena.protocol import (
     judge_catch,
     judge_patch,
     judge_tests,
+    known_tests,
     round_winner,
 )
 from arena.retrieval import RepoIndex, pack_context
@@ -241,6 +242,7 @@ class Arena:
             on_gold,
             prepared.gold_only,
             prepared.contexts[Role.REVIEWER].read_file,
+            known_tests(prepared.validation),
         )
         if tests.diff is None and tests.failure:
             valid = Judgement(False, f"the reviewer produced no tests: {tests.failure}")

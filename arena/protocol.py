@@ -79,14 +79,29 @@ def changed_paths(diff_text: str) -> set[str]:
     return paths
 
 
+def known_tests(validation: Validation) -> frozenset[str]:
+    """Every test id validation saw: those it kept, and the flaky and broken it left out."""
+    return frozenset(
+        (*validation.fail_to_pass, *validation.pass_to_pass, *validation.flaky, *validation.broken)
+    )
+
+
 def reviewer_test_ids(
-    test_diff: str, with_tests: CIResult, without_tests: CIResult, read_base: ReadFile
+    test_diff: str,
+    with_tests: CIResult,
+    without_tests: CIResult,
+    read_base: ReadFile,
+    known: frozenset[str] = frozenset(),
 ) -> set[str]:
     """T's tests: ids new in `base + gold + T` (`with_tests`) compared with `base + gold`
     (`without_tests`), plus the ids of the existing tests whose definition T's diff changes.
     Other tests of a file T touches are not T's. `read_base` reads files at the base commit,
-    the tree T was written against (see arena/ownership)."""
-    added = set(with_tests.tests) - set(without_tests.tests)
+    the tree T was written against (see arena/ownership).
+
+    `known` are the ids validation saw (FAIL_TO_PASS, PASS_TO_PASS, flaky, broken): an
+    existing test that one noisy run of `base + gold` happened to miss is not new, and a
+    flaky one is left out of every verdict; T owns them only by changing their definition."""
+    added = set(with_tests.tests) - set(without_tests.tests) - known
     return added | owned_test_ids(test_diff, read_base, with_tests.tests)
 
 
@@ -96,6 +111,7 @@ def judge_tests(
     on_gold: CIResult | None,
     gold_only: CIResult,
     read_base: ReadFile,
+    known: frozenset[str] = frozenset(),
 ) -> tuple[Judgement, frozenset[str]]:
     """T is valid when it applies to `base` and `base + gold`, T's tests are non-empty, every
     one passes on `base + gold + T` (`on_gold`), and one fails, errors or is missing on
@@ -107,7 +123,7 @@ def judge_tests(
             return Judgement(
                 False, f"the tests do not apply to {label}: {result.patch_error}"
             ), frozenset()
-    own = frozenset(reviewer_test_ids(test_diff, on_gold, gold_only, read_base))
+    own = frozenset(reviewer_test_ids(test_diff, on_gold, gold_only, read_base, known))
     if not own:
         return Judgement(
             False, "the test patch adds no test and changes no test's definition that ran"

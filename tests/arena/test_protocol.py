@@ -245,3 +245,26 @@ def test_doctest_line_numbers_never_decide_a_verdict() -> None:
     own = {"doc:dt::src/lib.rs - double"}
     assert not judge_catch(cargo(22, "ok"), own).holds
     assert judge_catch(cargo(22, "FAILED"), own).holds
+
+
+def test_an_existing_test_a_noisy_reference_run_missed_is_not_the_reviewers() -> None:
+    """Seen on hashicorp/raft under load: `base + gold` lost two existing tests to a slow
+    package, so they looked new with T, failed once, and made the gold tests invalid."""
+    from arena.protocol import known_tests
+
+    validation = Validation(
+        valid=True,
+        fail_to_pass=("t::fixed",),
+        pass_to_pass=("t::old", "t::slow"),
+        flaky=("t::flap",),
+    )
+    gold_only = ci({"t::fixed": P})  # lost t::old, t::slow and t::flap
+    on_base = ci({"tests.test_new::probe": F, "t::old": P, "t::slow": P, "t::flap": P})
+    on_gold = ci({"tests.test_new::probe": P, "t::old": P, "t::slow": F, "t::flap": F})
+    blind, _ = judge_tests(TEST_DIFF, on_base, on_gold, gold_only, no_files)
+    assert not blind.holds and "t::slow" in blind.reason
+    valid, own = judge_tests(
+        TEST_DIFF, on_base, on_gold, gold_only, no_files, known_tests(validation)
+    )
+    assert valid.holds, valid.reason
+    assert own == frozenset({"tests.test_new::probe"})
