@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from arena.edits import ReadFile
-from arena.ownership import owned_test_ids
+from arena.ownership import base_test_ids, owned_test_ids
 from arena.ownership.changes import file_paths
 from arena.players.hunks import split_diff
 from arena.tasks.schema import Validation
@@ -98,10 +98,13 @@ def reviewer_test_ids(
     Other tests of a file T touches are not T's. `read_base` reads files at the base commit,
     the tree T was written against (see arena/ownership).
 
-    `known` are the ids validation saw (FAIL_TO_PASS, PASS_TO_PASS, flaky, broken): an
-    existing test that one noisy run of `base + gold` happened to miss is not new, and a
-    flaky one is left out of every verdict; T owns them only by changing their definition."""
+    `known` are the ids validation saw (FAIL_TO_PASS, PASS_TO_PASS, flaky, broken), and
+    tests defined at the base commit in the files T touches are existing ones too: a test
+    that one noisy run of `base + gold` happened to miss (its package aborted early) is not
+    new, and a flaky one is left out of every verdict; T owns them only by changing their
+    definition."""
     added = set(with_tests.tests) - set(without_tests.tests) - known
+    added -= base_test_ids(test_diff, read_base, added)  # defined before T: not new
     return added | owned_test_ids(test_diff, read_base, with_tests.tests)
 
 

@@ -12,6 +12,6 @@ ids are what is compared. Ids are matched by path suffix, so a pipeline run from
 subdirectory (its ids relative to that directory) still maps.
 """
 
-from arena.ownership.owners import owned_test_ids
+from arena.ownership.owners import base_test_ids, owned_test_ids
 
-__all__ = ["owned_test_ids"]
+__all__ = ["base_test_ids", "owned_test_ids"]

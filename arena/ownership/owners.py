@@ -50,3 +50,14 @@ def owned_test_ids(test_diff: str, read_base: ReadFile, report_ids: Iterable[str
     """
     cases = changed_cases(test_diff, read_base)
     return {test_id for test_id in report_ids for case in cases if case.owns(test_id)}
+
+
+def base_test_ids(test_diff: str, read_base: ReadFile, report_ids: Iterable[str]) -> set[str]:
+    """The ids of `report_ids` defined by a test case that already exists, at the base
+    commit, in a file the diff touches: not new, whatever one run showed or missed."""
+    cases: list[TestCase] = []
+    for change in file_changes(test_diff, read_base):
+        finder = _FINDERS.get(posixpath.splitext(change.old_path or "")[1].lower())
+        if change.old_path is not None and finder is not None:
+            cases += finder(change.old_path, change.old_text, read_base)
+    return {test_id for test_id in report_ids for case in cases if case.owns(test_id)}

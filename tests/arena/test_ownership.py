@@ -439,3 +439,16 @@ def test_a_plain_diff_as_models_write_it_maps_like_the_runner_reads_it() -> None
         "tests.test_calc.TestNeg::test_zero",
         "tests.test_calc.TestNeg.TestNested::test_deep",
     }
+
+
+def test_tests_defined_at_base_in_a_touched_file_are_not_new() -> None:
+    from arena.ownership import base_test_ids
+
+    base = {"tests/test_calc.py": "def test_old():\n    assert True\n"}
+    diff = (
+        "diff --git a/tests/test_calc.py b/tests/test_calc.py\n"
+        "--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n"
+        "@@ -1,2 +1,5 @@\n def test_old():\n     assert True\n+\n+def test_new():\n+    assert 1\n"
+    )
+    ids = {"tests/test_calc.py::test_old", "tests/test_calc.py::test_new", "other.py::test_x"}
+    assert base_test_ids(diff, base.get, ids) == {"tests/test_calc.py::test_old"}
