@@ -73,7 +73,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "6"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "7"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -145,6 +145,10 @@ def runtime_env(language: str) -> dict[str, str]:
             "PIP_NO_INDEX": "1",
             "PIP_FIND_LINKS": WHEELHOUSE,
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            # poetry's virtualenvs and cache in the image's cache, where the build made them
+            # (as root, whose HOME a CI run's user does not share)
+            "POETRY_VIRTUALENVS_PATH": f"{CACHE_DIR}/poetry/virtualenvs",
+            "POETRY_CACHE_DIR": f"{CACHE_DIR}/poetry/cache",
         }
     if language == "go":
         return {

@@ -264,5 +264,13 @@ def shim_files() -> dict[str, tuple[bytes, int]]:
 
 
 def build_env() -> dict[str, str]:
-    """Variables of every setup step: no question from apt or dpkg, the shims' config."""
-    return {"DEBIAN_FRONTEND": "noninteractive", "APT_CONFIG": APT_CONFIG_FILE}
+    """Variables of every setup step: no question from apt or dpkg, the shims' config,
+    pipx's tools on PATH."""
+    return {
+        "DEBIAN_FRONTEND": "noninteractive",
+        "APT_CONFIG": APT_CONFIG_FILE,
+        # `pipx install poetry` puts it on PATH as on the runner (its /opt/pipx_bin), in
+        # the image, for every CI run
+        "PIPX_HOME": "/opt/pipx",
+        "PIPX_BIN_DIR": "/usr/local/bin",
+    }

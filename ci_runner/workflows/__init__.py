@@ -458,7 +458,7 @@ def _ranked(
         rank = ranks.get(id(item))
         if rank is not None and item.assessment is not None:
             linux = f"Linux ({item.leg.runs_on})" if item.leg.runs_on else "Linux"
-            item.why = f"kept: {linux}, rank {rank}: {item.assessment.why}"
+            item.why = f"kept: {linux}: {item.assessment.why}"
         considered.append(
             LegRecord(
                 leg=item.leg.display_name,
@@ -470,7 +470,8 @@ def _ranked(
                 rank=rank if rank is not None and rank < max_candidates else None,
             )
         )
-        notes.append(f"leg {item.leg}: {item.why}")
+        ranked = "" if rank is None else f" (rank {rank})"
+        notes.append(f"leg {item.leg}{ranked}: {item.why}")
     if not ordered:
         raise _refusal(items, refs, workflows, notes)
     candidates = tuple(

@@ -299,9 +299,9 @@ def test_a_local_repo_imports_and_resolves_its_matrix_leg(
     assert pipeline.env["INTEG_TESTS"] == "yes"
     assert pipeline.env["TOX_OVERRIDE"] == "testenv.pass_env+=PYTEST_ADDOPTS"
     notes = "\n".join(task.workflow_notes)
-    assert "job lint): kept: Linux (ubuntu-latest), rank 2: a lint leg, not a test job" in notes
+    assert "job lint) (rank 2): kept: Linux (ubuntu-latest): a lint leg, not a test job" in notes
     assert "'windows-latest (3.12)' (.github/workflows/ci.yml job tests): dropped: runs on" in notes
-    assert "leg 'ubuntu-latest (3.12)' (.github/workflows/ci.yml job tests): kept" in notes
+    assert "leg 'ubuntu-latest (3.12)' (.github/workflows/ci.yml job tests) (rank " in notes
     assert "step 'Coverage' skipped: its if: (matrix.python-version == '3.12' && " in notes
     assert "uses actions/setup-python@v5 with python-version=3.11: provided by the image" in notes
     stored = type(task).model_validate_json(task.model_dump_json(by_alias=True))

@@ -148,7 +148,7 @@ def test_a_display_name_finds_its_matrix_leg_and_its_steps() -> None:
     for expected in (
         "leg 'windows-latest (3.12)' (.github/workflows/tests.yml job tests): dropped: runs on "
         "windows-latest, not Linux",
-        "leg 'ubuntu-latest (3.12)' (.github/workflows/tests.yml job tests): kept: Linux",
+        "leg 'ubuntu-latest (3.12)' (.github/workflows/tests.yml job tests) (rank 0): kept: Linux",
         "step 'Windows deps' skipped: its if: (runner.os == 'Windows') is false",
         "step 'Only on failure' skipped",
         "step 'Release' skipped: its if: (github.ref == 'refs/heads/main') is false",
@@ -163,14 +163,14 @@ def test_job_names_select_every_leg_and_linux_legs_that_test_are_preferred() -> 
     derived = derive_pipeline({PATH: MATRIX_WORKFLOW}, ["lint", "nightly", "tests"], "python")
     assert derived.leg == "ubuntu-latest (3.12)"  # the newest Python of the test legs
     notes = "\n".join(derived.notes)
-    assert "job lint): kept: Linux (ubuntu-latest), rank 3: a lint leg, not a test job" in notes
+    assert "job lint) (rank 3): kept: Linux (ubuntu-latest): a lint leg, not a test job" in notes
     # a listed job ran on the pull request: its own if: does not drop it
     assert (
         "job nightly): the job's if: (github.event_name == 'schedule') reads false here; "
         "the job is listed, so it ran on the pull request: kept" in notes
     )
     assert (
-        "job nightly): kept: Linux (ubuntu-latest), rank 2: runs tests (pytest); a nightly leg"
+        "job nightly) (rank 2): kept: Linux (ubuntu-latest): runs tests (pytest); a nightly leg"
         in notes
     )
     assert "'macos-latest (3.12)'" in notes and "'macos-latest (3.11)'" not in notes  # excluded
