@@ -177,6 +177,7 @@ def runtime_env(language: str) -> dict[str, str]:
 
 
 _OFFLINE_ONLY = ("PIP_NO_INDEX", "GOPROXY", "CARGO_NET_OFFLINE")
+_NPM_NOTHING_BEFORE = "with a date before"  # npm's ETARGET under `npm_config_before`
 
 
 _GO_REQUIRE = re.compile(r"^\s*require\b", re.MULTILINE)
@@ -677,11 +678,29 @@ class EnvironmentBuilder:
                 step.workdir,
                 step.timeout_s,
             )
+            if not ok and _NPM_NOTHING_BEFORE in log:
+                # a registry (or mirror) whose publication times are later than the real
+                # ones has no version before the task's date: npm resolves without the cut
+                progress(
+                    f"setup step {step.name!r}: npm found no version before the task's "
+                    "date on this registry; resolved again without the date cut"
+                )
+                undated = {k: v for k, v in dated.items() if k != "npm_config_before"}
+                ok, log = self._exec(
+                    box,
+                    f"setup step {step.name!r}",
+                    step.run,
+                    {**undated, **pipeline.env, **step.env},
+                    step.workdir,
+                    step.timeout_s,
+                )
             if not ok and not step.continue_on_error:
                 raise EnvironmentBuildError(
                     f"environment of {spec.repo} at {spec.commit[:12]}: setup step "
                     f"{step.name!r} failed:\n{_tail(log)}"
                 )
+            if not ok:  # tried only (continue-on-error, an install from elsewhere): said
+                progress(f"setup step {step.name!r} failed, which it may:\n{_tail(log, 8)}")
         for step in pipeline.steps:  # CI runs are offline: what their steps call is kept
             self._tools_for(box, step, env, progress)
         if language in _WARMED_ONLINE:
