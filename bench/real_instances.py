@@ -7,7 +7,10 @@ Mirrors are made from the bundles in shared/data/swingarena-real and named throu
 a user would type; the cache is its own (`--cache`, default a fresh temporary folder), so a
 second run with the same `--cache` reuses environment images and CI results.
 
-    python bench/real_instances.py [--only ID]... [--cache DIR] [--json FILE]
+    python bench/real_instances.py [--only ID]... [--with-cpp] [--cache DIR] [--json FILE]
+
+The C++ instance (a heavy CMake build, single-threaded by its own script) is left out unless
+`--with-cpp` or named by `--only`.
 """
 
 from __future__ import annotations
@@ -58,13 +61,15 @@ def _mirrors(folder: Path) -> str:
     return f"https://github.com/={folder}/{{owner}}+{{name}}.git"
 
 
-def run(only: list[str], cache: Path) -> list[Outcome]:
+def run(only: list[str], cache: Path, with_cpp: bool = False) -> list[Outcome]:
     env = {**os.environ, "ARENA_CACHE_DIR": str(cache)}
     rule = _mirrors(cache / "bundle-mirrors")
     outcomes: dict[str, Outcome] = {}
     for path in sorted(REAL.glob("*_filtered_instance_list.jsonl")):
         lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        wanted = [r for r in lines if not only or r["instance_id"] in only]
+        wanted = [r for r in lines if r["instance_id"] in only] if only else lines
+        if not only and not with_cpp and path.name.startswith("cpp"):
+            wanted = []
         if not wanted:
             continue
         subset = cache / path.name
@@ -146,10 +151,11 @@ def main() -> None:
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--cache", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--with-cpp", action="store_true", help="the C++ instance too")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="arena-real-"))
     cache.mkdir(parents=True, exist_ok=True)
-    outcomes = run(args.only, cache)
+    outcomes = run(args.only, cache, args.with_cpp)
     for o in outcomes:
         times = ", ".join(f"{k} {v:.0f} s" for k, v in o.seconds.items())
         print(f"{o.instance} [{o.language}]: {o.stage}; chosen {o.chosen or '-'}; {times}")
