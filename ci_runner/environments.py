@@ -136,6 +136,15 @@ _WARMED = ("go", "rust", "cpp")  # languages whose CI steps leave a build cache 
 _WARMED_ONLINE = ("python",)
 
 
+# npm's cache and pnpm's store in the image's cache: the build's `pnpm install` fills them,
+# every run's repeats it offline into its own workspace
+_NODE_CACHES = {
+    "npm_config_cache": f"{CACHE_DIR}/npm",
+    "npm_config_store_dir": f"{CACHE_DIR}/pnpm-store",
+    "npm_config_offline": "true",
+}
+
+
 def runtime_env(language: str) -> dict[str, str]:
     """The variables every CI run of a language's environment image starts with."""
     if language == "python":
@@ -149,6 +158,7 @@ def runtime_env(language: str) -> dict[str, str]:
             # (as root, whose HOME a CI run's user does not share)
             "POETRY_VIRTUALENVS_PATH": f"{CACHE_DIR}/poetry/virtualenvs",
             "POETRY_CACHE_DIR": f"{CACHE_DIR}/poetry/cache",
+            **_NODE_CACHES,
         }
     if language == "go":
         return {
@@ -176,7 +186,7 @@ def runtime_env(language: str) -> dict[str, str]:
     raise ImageError(f"unknown language {language!r} for an environment image")
 
 
-_OFFLINE_ONLY = ("PIP_NO_INDEX", "GOPROXY", "CARGO_NET_OFFLINE")
+_OFFLINE_ONLY = ("PIP_NO_INDEX", "GOPROXY", "CARGO_NET_OFFLINE", "npm_config_offline")
 _NPM_NOTHING_BEFORE = "with a date before"  # npm's ETARGET under `npm_config_before`
 
 

@@ -75,6 +75,9 @@ _LINTERS = re.compile(
 )
 _LOCAL_PROJECT = re.compile(
     r"pip3?\s+install\s+(?:(?:-[^-e\s]\S*|--\S+)\s+)*['\"]?\.(?:\[[^\]]*\])?['\"]?(?:\s|$)"
+    # a Node install of the project's own dependencies (no package named): node_modules
+    # lands in the workspace, which no image keeps; runs repeat it from the cached store
+    r"|^\s*(?:pnpm\s+(?:install|i)|npm\s+(?:ci|install|i))(?:\s+--?[\w-]+(?:=\S+)?)*\s*$"
 )
 _BENIGN = re.compile(
     r"^(?:#.*|echo\b.*|set\s+[-+]\S+.*|export\s+\w+=.*|cd\s+\S+|mkdir\b.*|ls\b.*|which\b.*"
@@ -210,8 +213,14 @@ def split_installs(script: str) -> tuple[str, str] | None:
     return setup, "\n".join([*carried, rest])
 
 
+def local_project_installs(script: str) -> str:
+    """The lines of `script` that install the project itself (what a CI run repeats)."""
+    return "\n".join(line for line in logical_lines(script) if _LOCAL_PROJECT.search(line))
+
+
 def installs_local_project(script: str) -> bool:
-    """`pip install .` copies the tree as it is at build time: a CI run must install it again."""
+    """`pip install .` copies the tree as it is at build time, and `pnpm install` (or `npm ci`)
+    fills the workspace's node_modules: a CI run must install them again (from the cache)."""
     return any(_LOCAL_PROJECT.search(line) for line in logical_lines(script))
 
 

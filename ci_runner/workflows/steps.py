@@ -21,6 +21,7 @@ from ci_runner.workflows.commands import (
     drop_sudo,
     installs_local_project,
     is_setup,
+    local_project_installs,
     may_be_unreachable,
     only_lints,
     split_installs,
@@ -377,7 +378,9 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
         if not installs_local_project(step.run):
             return
         out.notes.append(f"step {name!r}: installs the project itself, so every CI run does too")
-        step = step.model_copy(update={"run": without_sudo})
+        step = step.model_copy(
+            update={"run": local_project_installs(without_sudo), "continue_on_error": False}
+        )
     run = drop_sudo(step.run)
     name = _unique(step.name, taken)
     if run != step.run:

@@ -740,7 +740,10 @@ jobs:
     derived = derive_pipeline({"w.yml": workflow}, ["test"], "python")
     assert [s.run for s in derived.pipeline.setup] == setup
     assert all(s.continue_on_error for s in derived.pipeline.setup)  # npm's registry: tried
-    assert [s.run for s in derived.pipeline.steps] == ["pnpm run build && pytest"]
+    # the project's own pnpm install fills the workspace's node_modules: runs repeat it
+    # offline from the store the build filled
+    repeated = ["pnpm install --frozen-lockfile"] if install else []
+    assert [s.run for s in derived.pipeline.steps] == [*repeated, "pnpm run build && pytest"]
     assert not derived.skipped_actions
     assert "uses actions/setup-node@v4 with node-version=20, cache=pnpm: provided by the image" in (
         "\n".join(derived.notes)
