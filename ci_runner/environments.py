@@ -680,14 +680,18 @@ class EnvironmentBuilder:
             progress(f"setup step {step.name!r}")
             self._tools_for(box, step, env, progress)
             dated, cut = self._with_date(box, spec, env, cut)
-            ok, log = self._exec(
-                box,
-                f"setup step {step.name!r}",
-                step.run,
-                {**dated, **pipeline.env, **step.env},
-                step.workdir,
-                step.timeout_s,
-            )
+
+            def run_setup(base: dict[str, str], step: Step = step) -> tuple[bool, str]:
+                return self._exec(
+                    box,
+                    f"setup step {step.name!r}",
+                    step.run,
+                    {**base, **pipeline.env, **step.env},
+                    step.workdir,
+                    step.timeout_s,
+                )
+
+            ok, log = run_setup(dated)
             if not ok and _NPM_NOTHING_BEFORE in log:
                 # a registry (or mirror) whose publication times are later than the real
                 # ones has no version before the task's date: npm resolves without the cut
@@ -695,15 +699,7 @@ class EnvironmentBuilder:
                     f"setup step {step.name!r}: npm found no version before the task's "
                     "date on this registry; resolved again without the date cut"
                 )
-                undated = {k: v for k, v in dated.items() if k != "npm_config_before"}
-                ok, log = self._exec(
-                    box,
-                    f"setup step {step.name!r}",
-                    step.run,
-                    {**undated, **pipeline.env, **step.env},
-                    step.workdir,
-                    step.timeout_s,
-                )
+                ok, log = run_setup({k: v for k, v in dated.items() if k != "npm_config_before"})
             if not ok and not step.continue_on_error:
                 raise EnvironmentBuildError(
                     f"environment of {spec.repo} at {spec.commit[:12]}: setup step "
