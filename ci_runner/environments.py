@@ -55,7 +55,7 @@ from ci_runner.runner_setup import build_env as runner_build_env
 from ci_runner.sandbox.base import SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
 from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
-from ci_runner.toolchains import REQUEST_FILES, ToolchainChoice, toolchain_choice
+from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
 from ci_runner.warmup import setup_failure
 from ci_runner.workspace import Workspaces, remove_tree, source_key
 
@@ -319,11 +319,7 @@ class EnvironmentBuilder:
     def toolchain_for(self, spec: EnvironmentSpec) -> ToolchainChoice:
         """The suite whose toolchain the repo asks for (or the closest), with notes on any
         deviation or relaxed constraint, read from the repo's files at the base commit."""
-        files = {
-            name: text
-            for name in REQUEST_FILES
-            if (text := self._workspaces.read_text(spec.repo, spec.commit, name)) is not None
-        }
+        files = request_files(partial(self._workspaces.read_text, spec.repo, spec.commit))
         return toolchain_choice(
             spec.language, spec.toolchain_request, files, self._settings.toolchain_registry
         )

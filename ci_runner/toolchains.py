@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -287,6 +287,11 @@ def relaxations(
     if allowed.contains(Version(choice.version), prereleases=True):
         return ()
     return (f"requires-python {requires!r} ignored: runs on Python {choice.version}",)
+
+
+def request_files(read_file: Callable[[str], str | None]) -> dict[str, str]:
+    """The REQUEST_FILES a repo has at a commit (`read_file` reads one, None when absent)."""
+    return {name: text for name in REQUEST_FILES if (text := read_file(name)) is not None}
 
 
 def toolchain_choice(

@@ -6,7 +6,7 @@ from arena.tasks.consistency import patch_paths
 from arena.tasks.schema import CandidateLeg, LegChoice, Task, UnsupportedTask
 from ci_runner import Pipeline
 from ci_runner.git_mirrors import github_slug
-from ci_runner.toolchains import REQUEST_FILES, toolchain_choice
+from ci_runner.toolchains import request_files, toolchain_choice
 from ci_runner.workflows import DerivedJobs, WorkflowError, derive_pipelines
 from ci_runner.workflows.refusals import Refusal, refusal_of
 from ci_runner.workspace import Workspaces
@@ -45,7 +45,7 @@ def with_pipeline(task: Task, workspaces: Workspaces) -> Task:
     for c in derived.candidates:
         elsewhere = _tests_elsewhere(c.pipeline, touched)
         if elsewhere is not None:
-            legs = [_reject(leg, c.leg, c.workflow_file, elsewhere) for leg in legs]
+            legs = [_reject(leg, (c.leg, c.workflow_file), elsewhere) for leg in legs]
             continue
         candidates.append(
             CandidateLeg(
@@ -63,10 +63,10 @@ def with_pipeline(task: Task, workspaces: Workspaces) -> Task:
         raise UnsupportedTask(f"ci_name_list: no leg can test the gold patch ({shown})", category)
     candidates = _provided_first(candidates, legs, task, workspaces)
     ranked = [leg for leg in legs if leg.status == "candidate"]
-    order = {(c.leg, c.workflow): n for n, c in enumerate(candidates)}
-    ranked.sort(key=lambda leg: order.get((leg.leg, leg.workflow), len(order)))
-    ranks = {(leg.leg, leg.workflow): n for n, leg in enumerate(ranked)}
-    legs = [leg.model_copy(update={"rank": ranks.get((leg.leg, leg.workflow))}) for leg in legs]
+    order = {c.key: n for n, c in enumerate(candidates)}
+    ranked.sort(key=lambda leg: order.get(leg.key, len(order)))
+    ranks = {leg.key: n for n, leg in enumerate(ranked)}
+    legs = [leg.model_copy(update={"rank": ranks.get(leg.key)}) for leg in legs]
     legs.sort(key=lambda leg: (leg.rank is None, leg.rank or 0))
     with_legs = task.model_copy(update={"ci_candidates": tuple(candidates), "ci_legs": tuple(legs)})
     return with_legs.on_leg(candidates[0])
@@ -93,20 +93,16 @@ def _provided_first(
     A leg asking Python 3.12 where only 3.11 and 3.13 exist would run its tox `py312` env on
     another interpreter or not at all, while its sibling leg on 3.11 runs as CI ran it.
     """
-    files = {
-        name: text
-        for name in REQUEST_FILES
-        if (text := workspaces.read_text(task.repo, task.base_commit, name)) is not None
-    }
-    jobs = {(leg.leg, leg.workflow): (leg.workflow, leg.job_id) for leg in legs}
+    files = request_files(lambda name: workspaces.read_text(task.repo, task.base_commit, name))
+    jobs = {leg.key: (leg.workflow, leg.job_id) for leg in legs}
 
     def inexact(c: CandidateLeg) -> bool:
         choice = toolchain_choice(task.language.value, c.toolchain_request, files)
         return bool(choice.deviation)
 
     ordered = list(candidates)
-    for job in dict.fromkeys(jobs.get((c.leg, c.workflow)) for c in candidates):
-        slots = [n for n, c in enumerate(candidates) if jobs.get((c.leg, c.workflow)) == job]
+    for job in dict.fromkeys(jobs.get(c.key) for c in candidates):
+        slots = [n for n, c in enumerate(candidates) if jobs.get(c.key) == job]
         members = sorted((candidates[n] for n in slots), key=inexact)  # stable: rank order kept
         for slot, member in zip(slots, members, strict=True):
             ordered[slot] = member
@@ -126,8 +122,8 @@ def _tests_elsewhere(pipeline: Pipeline, touched: set[str]) -> str | None:
     )
 
 
-def _reject(leg: LegChoice, name: str, workflow: str, why: str) -> LegChoice:
-    if (leg.leg, leg.workflow) != (name, workflow):
+def _reject(leg: LegChoice, key: tuple[str, str], why: str) -> LegChoice:
+    if leg.key != key:
         return leg
     return leg.model_copy(update={"status": "rejected", "why": why, "rank": None})
 
@@ -143,5 +139,5 @@ def _legs(derived: DerivedJobs) -> tuple[LegChoice, ...]:
             category=r.category,
             rank=r.rank,
         )
-        for r in sorted(derived.considered, key=lambda r: (r.rank is None, r.rank or 0))
+        for r in derived.considered
     )

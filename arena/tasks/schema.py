@@ -169,6 +169,11 @@ class LegChoice(BaseModel):
     category: str | None = None
     rank: int | None = None
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """Which leg it is: its display name in its workflow file."""
+        return self.leg, self.workflow
+
 
 class CandidateLeg(BaseModel):
     """A usable leg's pipeline, kept so validation can move to it when a better-ranked leg
@@ -186,6 +191,10 @@ class CandidateLeg(BaseModel):
     @property
     def ci_job(self) -> str:
         return f"{self.leg} @ {self.workflow}"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.leg, self.workflow
 
 
 class Task(BaseModel):
@@ -282,7 +291,7 @@ class Task(BaseModel):
         """The task with `candidate`'s pipeline and the facts that go with it."""
         legs = tuple(
             leg.model_copy(update={"status": "chosen"})
-            if (leg.leg, leg.workflow) == (candidate.leg, candidate.workflow)
+            if leg.key == candidate.key
             else leg.model_copy(update={"status": "candidate"})
             if leg.status == "chosen"
             else leg

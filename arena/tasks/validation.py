@@ -131,9 +131,7 @@ def choose_leg(task: Task, ci: TaskCI, max_legs: int = MAX_LEGS_TRIED) -> Task:
 
 def _mark(task: Task, candidate: CandidateLeg, why: str) -> Task:
     legs = tuple(
-        leg.model_copy(update={"status": "tried", "why": why})
-        if (leg.leg, leg.workflow) == (candidate.leg, candidate.workflow)
-        else leg
+        leg.model_copy(update={"status": "tried", "why": why}) if leg.key == candidate.key else leg
         for leg in task.ci_legs
     )
     return task.model_copy(update={"ci_legs": legs})
@@ -141,9 +139,9 @@ def _mark(task: Task, candidate: CandidateLeg, why: str) -> Task:
 
 def _copy_legs(target: Task, source: Task) -> Task:
     """`target` with the legs' outcomes recorded on `source`, its own leg still chosen."""
-    chosen = {(leg.leg, leg.workflow) for leg in target.ci_legs if leg.status == "chosen"}
+    chosen = {leg.key for leg in target.ci_legs if leg.status == "chosen"}
     legs = tuple(
-        leg.model_copy(update={"status": "chosen"}) if (leg.leg, leg.workflow) in chosen else leg
+        leg.model_copy(update={"status": "chosen"}) if leg.key in chosen else leg
         for leg in source.ci_legs
     )
     return target.model_copy(update={"ci_legs": legs})
