@@ -63,6 +63,8 @@ def judge_patch(
         return applies, Judgement(
             False, f"the gold tests do not apply on top of the patch: {on_gold_tests.patch_error}"
         )
+    if on_gold_tests.forged is not None:  # the run's status decides too, not only its tests
+        return applies, Judgement(False, f"the run's report is forged: {on_gold_tests.forged}")
     required = validation.fail_to_pass + validation.pass_to_pass
     broken = [t for t in required if on_gold_tests.tests.get(t) is not TestOutcome.PASSED]
     if broken:

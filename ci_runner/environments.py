@@ -73,7 +73,7 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
-_RECIPE_VERSION = "7"  # bump when what a build does changes, so every image rebuilds
+_RECIPE_VERSION = "8"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
     "SSL_CERT_FILE",
@@ -136,12 +136,27 @@ _WARMED = ("go", "rust", "cpp")  # languages whose CI steps leave a build cache 
 _WARMED_ONLINE = ("python",)
 
 
+# Browsers and app shells that npm packages' install scripts download from their vendors'
+# servers, which a build does not reach (it reaches package registries only): their
+# documented switches skip the download, so the install of everything else succeeds and is
+# repeatable offline; a test that drives one of them fails, and says so
+VENDOR_DOWNLOADS_OFF = {
+    "CYPRESS_INSTALL_BINARY": "0",
+    "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
+    "PUPPETEER_SKIP_DOWNLOAD": "true",
+    "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "true",
+    "ELECTRON_SKIP_BINARY_DOWNLOAD": "1",
+    "CHROMEDRIVER_SKIP_DOWNLOAD": "true",
+    "GECKODRIVER_SKIP_DOWNLOAD": "true",
+}
+
 # npm's cache and pnpm's store in the image's cache: the build's `pnpm install` fills them,
 # every run's repeats it offline into its own workspace
 _NODE_CACHES = {
     "npm_config_cache": f"{CACHE_DIR}/npm",
     "npm_config_store_dir": f"{CACHE_DIR}/pnpm-store",
     "npm_config_offline": "true",
+    **VENDOR_DOWNLOADS_OFF,
 }
 
 
@@ -174,6 +189,8 @@ def runtime_env(language: str) -> dict[str, str]:
             "CARGO_HOME": f"{CACHE_DIR}/cargo",
             "CARGO_TARGET_DIR": f"{CACHE_DIR}/target",
             "CARGO_NET_OFFLINE": "true",
+            # a crate without a lock resolves to versions the image's rustc supports
+            "CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS": "fallback",
             "PATH": f"{CACHE_DIR}/cargo/bin:{SYSTEM_PATH}",
         }
     if language == "cpp":

@@ -106,6 +106,7 @@ class CIRunner:
             fuzz=fuzz,
             duration_s=time.monotonic() - started,
             image=request.image,
+            forged=distrust,
         )
 
     def _services(self, sandbox: DockerSandbox, pipeline: Pipeline) -> RunningServices:

@@ -5,7 +5,10 @@ Shims placed first on PATH in the build container (on a tmpfs the image leaves o
 - `apt-get` and `apt` fetch the package lists before the first install, answer yes (a step's
   `apt-get install gcc-multilib` without `-y` would stop at "Do you want to continue?"),
   and map an Ubuntu package name that Debian lacks to Debian's (`UBUNTU_TO_DEBIAN`);
-- `APT_CONFIG` and `DEBIAN_FRONTEND` keep dpkg from asking anything.
+- `APT_CONFIG` and `DEBIAN_FRONTEND` keep dpkg from asking anything;
+- `cargo install NAME` (no version), whose newest release needs a newer rustc than the
+  image's, installs the newest release that supports it, the one cargo itself names (on the
+  task's date the runner's stable rustc was that old too; crates.io's index has no dates).
 And the runner's preinstalled tools (`RUNNER_TOOLS`: curl, make, jq, ...) are installed
 lazily, before a step that calls one the image lacks, so an image carries only what its
 steps use. The dataset's steps are never edited.
@@ -252,12 +255,46 @@ exec "$real" -y "${{out[@]}}"
 """
 
 
+# `cargo install` during builds: a release the image's rustc supports when the newest does not
+CARGO_SHIM = f"""#!/bin/bash
+# arena: cargo as on the task's date (environment builds only)
+real=""
+IFS=: read -ra dirs <<< "$PATH"
+for d in "${{dirs[@]}}"; do
+  [ "$d" = {SHIM_DIR} ] && continue
+  if [ -x "$d/cargo" ]; then real="$d/cargo"; break; fi
+done
+[ -n "$real" ] || {{ echo "arena: no cargo on PATH" >&2; exit 127; }}
+args=("$@")
+at=0
+[ "${{args[0]}}" != "${{args[0]#+}}" ] && at=1
+[ "${{args[$at]}}" = install ] || exec "$real" "$@"
+log=$(mktemp)
+"$real" "$@" 2> >(tee "$log" >&2)
+rc=$?
+wait
+[ $rc -eq 0 ] && exit 0
+supported=$(sed -n 's/^`\\([A-Za-z0-9_-]*\\) \\([0-9][^`]*\\)` supports rustc.*/\\1@\\2/p' "$log" | head -n1)
+[ -n "$supported" ] || exit $rc
+name="${{supported%@*}}"
+out=()
+for a in "${{args[@]}}"; do
+  if [ "$a" = "$name" ]; then out+=("$supported"); else out+=("$a"); fi
+done
+# with the lock it was published with: today's versions of its dependencies need today's rustc
+case " ${{out[*]}} " in *" --locked "*) ;; *) out+=(--locked) ;; esac
+echo "arena: $name's newest release needs a newer rustc: installing $supported instead" >&2
+exec "$real" "${{out[@]}}"
+"""
+
+
 def shim_files() -> dict[str, tuple[bytes, int]]:
     """The files a build container gets before its first setup step: path -> (data, mode)."""
     return {
         f"{SHIM_DIR}/sudo": (SUDO_SHIM.encode(), 0o755),
         f"{SHIM_DIR}/apt-get": (APT_SHIM.encode(), 0o755),
         f"{SHIM_DIR}/apt": (APT_SHIM.encode(), 0o755),
+        f"{SHIM_DIR}/cargo": (CARGO_SHIM.encode(), 0o755),
         APT_CONFIG_FILE: (APT_CONFIG.encode(), 0o644),
         APT_MAP_FILE: (apt_map().encode(), 0o644),
     }

@@ -85,6 +85,11 @@ class CIResult(BaseModel):
     )
     duration_s: float = 0.0
     image: str | None = None
+    forged: str | None = Field(
+        default=None,
+        description="why the run's report is not believed (it contradicts the test runner): "
+        "the code under test wrote it, so the tree that ran is not correct",
+    )
 
     def failing_tests(self) -> list[str]:
         return sorted(
