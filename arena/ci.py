@@ -108,3 +108,10 @@ class TaskCI:
             tmp.write_text(result.model_dump_json())
             tmp.replace(path)
         return result
+
+    def forget(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> None:
+        """Drop a cached result the engine found wrong (a failed reference run): the next
+        run of the same tree runs again."""
+        path = self._cache_path(self.request_for(task, diffs), replica)
+        if path is not None:
+            path.unlink(missing_ok=True)

@@ -11,8 +11,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from arena.ci import TaskCI
+from arena.patch_scope import neutral_variant, scope_patch
 from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
 from arena.protocol import (
+    CatchRun,
     Judgement,
     RoundFacts,
     Winner,
@@ -20,15 +22,22 @@ from arena.protocol import (
     judge_patch,
     judge_tests,
     known_tests,
+    next_catch_run,
+    reference_problem,
     round_winner,
 )
 from arena.retrieval import RepoIndex, pack_context
+from arena.source_reading import source_reads
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
 from ci_runner.workspace import Workspaces
+
+
+class ReferenceRunFailed(SandboxError):
+    """The reference run `base + gold` stayed wrong: the task's rounds cannot be judged."""
 
 
 class RoundRecord(BaseModel):
@@ -216,9 +225,26 @@ class Arena:
             raise TaskError(
                 f"task {task.instance_id} is invalid and cannot be played: {validation.reason}"
             )
-        gold_only = self._with_retries(lambda: self._ci.run(task, (task.patch,)))
+        gold_only = self._reference_run(task, validation)
         contexts = role_contexts(task, self._workspaces, self._index_cache, self._budget)
         return PreparedTask(task, validation, gold_only, contexts)
+
+    def _reference_run(self, task: Task, validation: Validation) -> CIResult:
+        """`base + gold`, every round's yardstick, checked: a run that fails, times out or
+        disagrees with validation is dropped from the cache and made again; if it stays
+        wrong, no round on the task can be judged (infrastructure, never scored)."""
+        problem = ""
+        for _ in range(self._infra_attempts):
+            gold_only = self._with_retries(lambda: self._ci.run(task, (task.patch,)))
+            found = reference_problem(gold_only, validation)
+            if found is None:
+                return gold_only
+            problem = found
+            self._ci.forget(task, (task.patch,))
+        raise ReferenceRunFailed(
+            f"task {task.instance_id}: {problem} ({self._infra_attempts} attempts); no round "
+            "on it is judged until it is validated again"
+        )
 
     def play_round(
         self, prepared: PreparedTask, submitter: Player, reviewer: Player
@@ -228,8 +254,8 @@ class Arena:
         tests = reviewer.propose_tests(prepared.contexts[Role.REVIEWER], patch.diff)
         runs: dict[str, CIResult] = {}
 
-        def run(label: str, diffs: tuple[str, ...]) -> CIResult:
-            runs[label] = self._with_retries(lambda: self._ci.run(task, diffs))
+        def run(label: str, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
+            runs[label] = self._with_retries(lambda: self._ci.run(task, diffs, replica))
             return runs[label]
 
         on_base = on_gold = None
@@ -246,18 +272,41 @@ class Arena:
         )
         if tests.diff is None and tests.failure:
             valid = Judgement(False, f"the reviewer produced no tests: {tests.failure}")
+        read_base = prepared.contexts[Role.SUBMITTER].read_file
+        scoped = (
+            scope_patch(patch.diff, task.patch, task.test_patch, read_base) if patch.diff else None
+        )
         on_gold_tests = (
-            run("patch_with_gold_tests", (patch.diff, task.test_patch)) if patch.diff else None
+            run("patch_with_gold_tests", (scoped.kept, task.test_patch)) if scoped else None
         )
         applies, correct = judge_patch(on_gold_tests, prepared.validation)
+        if scoped is not None and scoped.dropped:
+            correct = Judgement(correct.holds, f"{correct.reason}; {scoped.summary()}")
         if patch.diff is None and patch.failure:
             applies = correct = Judgement(
                 False, f"the submitter produced no patch: {patch.failure}"
             )
-        on_patch = None
-        if valid.holds and applies.holds and patch.diff is not None and tests.diff is not None:
-            on_patch = run("tests_on_patch", (patch.diff, tests.diff))
-        catch = judge_catch(on_patch, own_tests)
+        catch_runs: dict[CatchRun, CIResult] = {}
+        if valid.holds and applies.holds and scoped is not None and tests.diff is not None:
+            patch_diffs = (scoped.kept, tests.diff)
+            diffs_of = {
+                CatchRun.ON_PATCH: (patch_diffs, 0),
+                CatchRun.AGAIN: (patch_diffs, 1),
+                CatchRun.GOLD_AGAIN: ((task.patch, tests.diff), 1),
+                CatchRun.NEUTRAL: ((neutral_variant(scoped.kept, read_base)[0], tests.diff), 0),
+            }
+            step: CatchRun | None = CatchRun.ON_PATCH
+            while step is not None:
+                diffs, replica = diffs_of[step]
+                catch_runs[step] = run(step.value, diffs, replica)
+                step = next_catch_run(catch_runs, own_tests)
+        catch = judge_catch(catch_runs, own_tests)
+        if tests.diff is not None and (reads := source_reads(tests.diff)):
+            shown = "; ".join(reads[:5]) + (" ..." if len(reads) > 5 else "")
+            catch = Judgement(
+                catch.holds,
+                f"{catch.reason}; flagged: the tests read source files as text: {shown}",
+            )
         facts = RoundFacts(applies.holds, correct.holds, valid.holds, catch.holds)
         return RoundRecord(
             submitter=submitter.name,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -12,7 +12,7 @@ from arena.ownership.changes import file_paths
 from arena.players.hunks import split_diff
 from arena.tasks.schema import Validation
 from arena.tasks.validation import FAILING
-from ci_runner import CIResult, TestOutcome
+from ci_runner import CIResult, CIStatus, TestOutcome
 
 
 class Winner(StrEnum):
@@ -128,6 +128,10 @@ def judge_tests(
             return Judgement(
                 False, f"the tests do not apply to {label}: {result.patch_error}"
             ), frozenset()
+        if result.forged is not None:
+            return Judgement(
+                False, f"the run of the tests on {label} is forged: {result.forged}"
+            ), frozenset()
     own = frozenset(reviewer_test_ids(test_diff, on_gold, gold_only, read_base, known))
     if not own:
         return Judgement(
@@ -149,24 +153,116 @@ def judge_tests(
     ), own
 
 
-def judge_catch(on_patch: CIResult | None, test_ids: Iterable[str]) -> Judgement:
-    """T catches P when one of T's tests fails, errors or is missing on `base + P + T`.
+class CatchRun(StrEnum):
+    """The runs a catch rests on, in the order they are made (each only while one of T's
+    tests is still failing): `base + P' + T`, the same again, `base + gold + T` again, and
+    `base + N(P') + T`."""
+
+    ON_PATCH = "tests_on_patch"
+    AGAIN = "tests_on_patch_again"
+    GOLD_AGAIN = "tests_on_gold_again"
+    NEUTRAL = "tests_on_neutral_patch"
+
+
+def _failing(result: CIResult, test_ids: Iterable[str]) -> list[str]:
+    return sorted(t for t in test_ids if t not in result.tests or result.tests[t] in FAILING)
+
+
+def _shown(ids: list[str]) -> str:
+    return ", ".join(ids[:10]) + (" ..." if len(ids) > 10 else "")
+
+
+def _catch_stages(
+    runs: Mapping[CatchRun, CIResult], test_ids: Iterable[str]
+) -> tuple[list[str], CatchRun | None, Judgement | None]:
+    """(T's tests still catching, the run needed next, the verdict once it is known)."""
+    on_patch = runs.get(CatchRun.ON_PATCH)
+    if on_patch is None:
+        return [], None, Judgement(False, "not run: needs valid tests and an applying patch")
+    if on_patch.patch_error is not None:
+        reason = f"the tests do not apply on top of the patch: {on_patch.patch_error}"
+        return [], None, Judgement(False, reason)
+    if on_patch.forged is not None:  # T's runs on the gold side were believed: P forged it
+        reason = f"the run of the patch with the reviewer's tests is forged: {on_patch.forged}"
+        return [], None, Judgement(True, reason)
+    caught = _failing(on_patch, test_ids)
+    if not caught:
+        skipped = sorted(t for t in test_ids if on_patch.tests[t] is TestOutcome.SKIPPED)
+        if skipped:
+            reason = f"no test of the reviewer fails on the patch ({len(skipped)} skipped)"
+            return [], None, Judgement(False, reason)
+        return [], None, Judgement(False, "every test of the reviewer passes on the patch")
+    first = caught
+    again = runs.get(CatchRun.AGAIN)
+    if again is None:
+        return caught, CatchRun.AGAIN, None
+    caught = [] if again.patch_error is not None else _failing(again, caught)
+    if not caught:
+        reason = f"flaky: {_shown(first)} failed on the patch once and passed on a second run"
+        return [], None, Judgement(False, reason)
+    gold_again = runs.get(CatchRun.GOLD_AGAIN)
+    if gold_again is None:
+        return caught, CatchRun.GOLD_AGAIN, None
+    steady = [t for t in caught if gold_again.tests.get(t) is TestOutcome.PASSED]
+    if not steady:
+        reason = f"flaky: {_shown(caught)} did not pass again on a second run with the gold fix"
+        return [], None, Judgement(False, reason)
+    neutral = runs.get(CatchRun.NEUTRAL)
+    if neutral is None:
+        return steady, CatchRun.NEUTRAL, None
+    behavioural = [] if neutral.patch_error is not None else _failing(neutral, steady)
+    if not behavioural:
+        reason = (
+            f"{_shown(steady)} fail on the patch but not after a neutral change of the files it "
+            "touches (a comment line): they recognise the patch's text, not its behaviour"
+        )
+        return [], None, Judgement(False, reason)
+    reason = (
+        f"failing, erroring or missing on the patch, twice and after a neutral change, "
+        f"and passing again with the gold fix: {_shown(behavioural)}"
+    )
+    return behavioural, None, Judgement(True, reason)
+
+
+def next_catch_run(runs: Mapping[CatchRun, CIResult], test_ids: Iterable[str]) -> CatchRun | None:
+    """The run a catch needs next, or None once the verdict is known."""
+    return _catch_stages(runs, tuple(test_ids))[1]
+
+
+def judge_catch(runs: Mapping[CatchRun, CIResult], test_ids: Iterable[str]) -> Judgement:
+    """T catches P when one of T's tests fails, errors or is missing on `base + P' + T`, and
+    that failure is behaviour: it repeats on a second run, the test passes again on a second
+    run of `base + gold + T`, and it survives a neutral change of every file P' touches.
 
     A skipped test catches nothing (it did not run against P), and a T that no longer applies
-    on top of P catches nothing (the reviewer saw P when writing T)."""
-    if on_patch is None:
-        return Judgement(False, "not run: needs valid tests and an applying patch")
-    if on_patch.patch_error is not None:
-        return Judgement(
-            False, f"the tests do not apply on top of the patch: {on_patch.patch_error}"
+    on top of P catches nothing (the reviewer saw P when writing T). A forged run of P with T
+    catches: the gold side's runs of T were believed, so the forging is P's."""
+    verdict = _catch_stages(runs, tuple(test_ids))[2]
+    if verdict is None:
+        missing = next_catch_run(runs, test_ids)
+        raise ValueError(f"the catch is not decided yet: run {missing} is missing")
+    return verdict
+
+
+def reference_problem(gold_only: CIResult, validation: Validation) -> str | None:
+    """Why the reference run `base + gold` cannot be judged against, or None when it holds:
+    it must finish, be believed, run tests, and pass every FAIL_TO_PASS and PASS_TO_PASS
+    test it runs (the gold tests are not applied in it, so theirs are missing)."""
+    if gold_only.patch_error is not None:
+        return f"the gold patch does not apply: {gold_only.patch_error}"
+    if gold_only.status in (CIStatus.TIMEOUT, CIStatus.ERROR):
+        return f"the reference run ended with {gold_only.status.value}: {gold_only.error}"
+    if gold_only.forged is not None:
+        return f"the reference run's report is not believed: {gold_only.forged}"
+    if not gold_only.tests:
+        return f"the reference run reported no test: {gold_only.error}"
+    required = (*validation.fail_to_pass, *validation.pass_to_pass)
+    broken = [
+        t for t in required if gold_only.tests.get(t, TestOutcome.PASSED) is not TestOutcome.PASSED
+    ]
+    if broken:
+        return (
+            f"the reference run disagrees with validation: {len(broken)} required test(s) do "
+            f"not pass: {_shown(broken)}"
         )
-    caught = sorted(t for t in test_ids if t not in on_patch.tests or on_patch.tests[t] in FAILING)
-    if caught:
-        shown = ", ".join(caught[:10]) + (" ..." if len(caught) > 10 else "")
-        return Judgement(True, f"failing, erroring or missing on the patch: {shown}")
-    skipped = sorted(t for t in test_ids if on_patch.tests[t] is TestOutcome.SKIPPED)
-    if skipped:
-        return Judgement(
-            False, f"no test of the reviewer fails on the patch ({len(skipped)} skipped)"
-        )
-    return Judgement(False, "every test of the reviewer passes on the patch")
+    return None

@@ -55,3 +55,9 @@ class StoredCI(TaskCI):
                     ),
                 )
         return result
+
+    def forget(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> None:
+        request = self.request_for(task, diffs)
+        key = run_key(request, self._images.image_id(request.image), replica)
+        with self._pool.connection() as conn:
+            conn.execute("DELETE FROM ci_runs WHERE key = %s", (key,))

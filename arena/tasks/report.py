@@ -72,6 +72,7 @@ NEEDS_DOCKER = "needs Docker in the job"
 NO_TEST_JOB = "no usable CI job"
 PIPELINE_NOT_DERIVED = "pipeline not derived"
 ENV_FAILED = "environment build failed"
+UNREACHABLE_HOST = "needs a host this machine cannot reach"
 NOT_BUILT = "not yet built"
 NOT_VALIDATED = "not yet validated"
 STALE = "validation stale (task changed)"
@@ -108,6 +109,18 @@ _VERDICTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+# a build that failed because a dependency lives on a host the machine does not reach (a git
+# dependency on github.com, a binary from a vendor's server): not the task's fault, nor Arena's
+_UNREACHABLE = re.compile(
+    r"Could not resolve host(?:name)?|Temporary failure in name resolution"
+    r"|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Network is unreachable"
+)
+
+
+def _environment_category(reason: str) -> str:
+    return UNREACHABLE_HOST if _UNREACHABLE.search(reason) else ENV_FAILED
+
+
 def categorize(reason: str, *, validation: bool = False) -> str:
     """The one place reason texts become categories.
 
@@ -124,7 +137,8 @@ def categorize(reason: str, *, validation: bool = False) -> str:
     if text.startswith("no pipeline:"):
         lowered = text.lower()
         return next((c for word, c in _UNSUPPORTED if word in lowered), NO_TEST_JOB)
-    return next((c for pattern, c in _VERDICTS if pattern.search(text)), OTHER_INVALID)
+    category = next((c for pattern, c in _VERDICTS if pattern.search(text)), OTHER_INVALID)
+    return _environment_category(text) if category == ENV_FAILED else category
 
 
 @dataclass(frozen=True)
@@ -216,13 +230,21 @@ def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
     current = v is not None and (v.fingerprint is None or v.fingerprint == task.fingerprint())
     if v is not None and current and v.reason and not v.valid:
         category = categorize(v.reason, validation=True)
-        if category in (NO_TEST_JOB, NEEDS_CONDA, NOT_OS, NEEDS_DOCKER, ENV_FAILED):
+        if category in (
+            NO_TEST_JOB,
+            NEEDS_CONDA,
+            NOT_OS,
+            NEEDS_DOCKER,
+            ENV_FAILED,
+            UNREACHABLE_HOST,
+        ):
             return Stage.IMPORTED, category, v.reason  # no pipeline, or no environment for it
     if entry.environment is Environment.FAILED:
         reason = f"environment build failed: {entry.environment_error or 'no message kept'}"
+        stopped = _environment_category(reason)
         if v is not None and current and v.valid:
-            return Stage.VALIDATED, ENV_FAILED, reason
-        return Stage.IMPORTED, ENV_FAILED, reason
+            return Stage.VALIDATED, stopped, reason
+        return Stage.IMPORTED, stopped, reason
     built = (
         _needs_no_environment(entry)
         or entry.environment is Environment.BUILT

@@ -167,6 +167,11 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
     assert categorize("environment build failed: docker said no", **v) == (
         "environment build failed"
     )
+    unreachable = (
+        "environment build failed: ... Updating git repository `https://github.com/o/n`\n"
+        "  [6] Could not resolve hostname (Could not resolve host: github.com); class=Net (12)"
+    )
+    assert categorize(unreachable, **v) == "needs a host this machine cannot reach"
     assert categorize("the gold tests do not apply: hunk 2", **v) == (
         "gold patch or tests do not apply"
     )

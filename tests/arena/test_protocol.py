@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 
 import pytest
 
 from arena.protocol import (
+    CatchRun,
+    Judgement,
     RoundFacts,
     Winner,
     judge_catch,
     judge_patch,
     judge_tests,
+    next_catch_run,
+    reference_problem,
     round_winner,
 )
 from arena.tasks.validation import Validation, judge_validation
@@ -43,6 +48,22 @@ def ci(tests: dict[str, TestOutcome], patch_error_diff: int | None = None) -> CI
 
 GOLD_ONLY = ci({"t::old": P, "t::fixed": F})
 
+
+def steady_catch(on_patch: CIResult | None, own: Iterable[str]) -> Judgement:
+    """The catch when every re-run agrees with the first: the patch's run repeats, the gold
+    side passes T's tests again, and the neutral change alters nothing."""
+    own = tuple(own)
+    runs: dict[CatchRun, CIResult] = {}
+    if on_patch is not None:
+        runs = {
+            CatchRun.ON_PATCH: on_patch,
+            CatchRun.AGAIN: on_patch,
+            CatchRun.GOLD_AGAIN: ci(dict.fromkeys(own, P)),
+            CatchRun.NEUTRAL: on_patch,
+        }
+    return judge_catch(runs, own)
+
+
 # the four CI runs of a round, built so that each fact comes out as asked
 PATCH_RUNS = {
     "no-apply": ci({}, patch_error_diff=0),
@@ -60,7 +81,7 @@ def facts_from_runs(patch: str, tests_valid: bool, catches: bool | None) -> Roun
     on_patch = None
     if valid.holds and applies.holds:
         on_patch = ci({"tests.test_new::probe": F if catches else P})
-    catch = judge_catch(on_patch, own)
+    catch = steady_catch(on_patch, own)
     return RoundFacts(applies.holds, correct.holds, valid.holds, catch.holds)
 
 
@@ -184,7 +205,7 @@ def test_a_patch_breaking_an_untouched_test_of_a_touched_file_is_not_caught() ->
     on_gold = ci({LOWER: P, DIGITS: P, CUT: P, EMPTY: P, NEW: P})
     valid, own = judge_tests(APPENDED, on_base, on_gold, gold_only, slug_files)
     on_patch = ci({LOWER: F, DIGITS: P, CUT: E, EMPTY: P, NEW: P})
-    catch = judge_catch(on_patch, own)
+    catch = steady_catch(on_patch, own)
     assert valid.holds and not catch.holds, catch.reason
 
 
@@ -198,8 +219,8 @@ def test_strengthening_an_existing_test_in_a_class_is_valid() -> None:
     valid, own = judge_tests(reviewer_diff(after), on_base, on_gold, gold_only, slug_files)
     assert valid.holds, valid.reason
     assert own == {CUT}
-    assert judge_catch(ci({LOWER: P, DIGITS: P, CUT: F, EMPTY: P}), own).holds
-    assert not judge_catch(ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: F}), own).holds
+    assert steady_catch(ci({LOWER: P, DIGITS: P, CUT: F, EMPTY: P}), own).holds
+    assert not steady_catch(ci({LOWER: P, DIGITS: F, CUT: P, EMPTY: F}), own).holds
 
 
 def test_a_test_patch_touching_no_test_definition_is_invalid() -> None:
@@ -217,11 +238,11 @@ def test_a_skipped_test_does_not_catch_a_missing_one_does(
     outcome: TestOutcome | None, catches: bool
 ) -> None:
     tests = {"t::other": P} if outcome is None else {"t::mine": outcome, "t::other": P}
-    assert judge_catch(ci(tests), {"t::mine"}).holds is catches
+    assert steady_catch(ci(tests), {"t::mine"}).holds is catches
 
 
 def test_tests_that_no_longer_apply_on_the_patch_do_not_catch() -> None:
-    catch = judge_catch(ci({}, patch_error_diff=1), {"t::mine"})
+    catch = steady_catch(ci({}, patch_error_diff=1), {"t::mine"})
     assert not catch.holds and "do not apply" in catch.reason
 
 
@@ -243,8 +264,8 @@ def test_doctest_line_numbers_never_decide_a_verdict() -> None:
     applies, correct = judge_patch(cargo(19, "ok"), validation)
     assert applies.holds and correct.holds, correct.reason
     own = {"doc:dt::src/lib.rs - double"}
-    assert not judge_catch(cargo(22, "ok"), own).holds
-    assert judge_catch(cargo(22, "FAILED"), own).holds
+    assert not steady_catch(cargo(22, "ok"), own).holds
+    assert steady_catch(cargo(22, "FAILED"), own).holds
 
 
 def test_an_existing_test_a_noisy_reference_run_missed_is_not_the_reviewers() -> None:
@@ -268,3 +289,75 @@ def test_an_existing_test_a_noisy_reference_run_missed_is_not_the_reviewers() ->
     )
     assert valid.holds, valid.reason
     assert own == frozenset({"tests.test_new::probe"})
+
+
+MINE = "t::mine"
+
+
+def catch_runs(*results: CIResult) -> dict[CatchRun, CIResult]:
+    return dict(zip(CatchRun, results, strict=False))
+
+
+def test_a_catch_needs_its_re_runs_in_order_and_only_while_it_holds() -> None:
+    failing, passing = ci({MINE: F}), ci({MINE: P})
+    assert next_catch_run(catch_runs(passing), {MINE}) is None
+    assert next_catch_run(catch_runs(failing), {MINE}) is CatchRun.AGAIN
+    assert next_catch_run(catch_runs(failing, failing), {MINE}) is CatchRun.GOLD_AGAIN
+    assert next_catch_run(catch_runs(failing, failing, passing), {MINE}) is CatchRun.NEUTRAL
+    assert next_catch_run(catch_runs(failing, passing), {MINE}) is None
+    with pytest.raises(ValueError, match="not decided"):
+        judge_catch(catch_runs(failing), {MINE})
+
+
+@pytest.mark.parametrize(
+    ("again", "gold_again", "neutral", "catches", "why"),
+    [
+        (F, P, F, True, "twice and after a neutral change"),
+        (P, None, None, False, "flaky"),
+        (F, F, None, False, "did not pass again"),
+        (F, P, P, False, "recognise the patch's text"),
+    ],
+)
+def test_a_catch_is_behaviour_that_repeats_and_survives_a_neutral_change(
+    again: TestOutcome,
+    gold_again: TestOutcome | None,
+    neutral: TestOutcome | None,
+    catches: bool,
+    why: str,
+) -> None:
+    runs = [ci({MINE: F}), ci({MINE: again})]
+    runs += [ci({MINE: o}) for o in (gold_again, neutral) if o is not None]
+    catch = judge_catch(catch_runs(*runs), {MINE})
+    assert catch.holds is catches and why in catch.reason, catch.reason
+
+
+def test_a_forged_run_of_the_patch_with_the_tests_is_the_patchs_doing() -> None:
+    forged = CIResult(status=CIStatus.FAILED, tests={MINE: P}, forged="report contradicts")
+    catch = judge_catch(catch_runs(forged), {MINE})
+    assert catch.holds and "forged" in catch.reason
+
+
+def test_a_forged_run_of_the_gold_tests_makes_the_patch_not_correct() -> None:
+    forged = CIResult(
+        status=CIStatus.FAILED, tests={"t::old": P, "t::fixed": P}, forged="report contradicts"
+    )
+    applies, correct = judge_patch(forged, VALIDATION)
+    assert applies.holds and not correct.holds and "forged" in correct.reason
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        (ci({"t::old": P}), None),  # the gold tests' own ids are missing: not applied here
+        (ci({"t::old": F}), "disagrees with validation"),
+        (CIResult(status=CIStatus.TIMEOUT, tests={"t::old": P}), "timeout"),
+        (CIResult(status=CIStatus.ERROR, error="no report"), "error"),
+        (CIResult(status=CIStatus.FAILED), "no test"),
+        (CIResult(status=CIStatus.PASSED, tests={"t::old": P}, forged="x"), "not believed"),
+    ],
+)
+def test_the_reference_run_is_checked_before_any_round_rests_on_it(
+    result: CIResult, problem: str | None
+) -> None:
+    found = reference_problem(result, VALIDATION)
+    assert found is None if problem is None else (found is not None and problem in found), found

@@ -1,0 +1,296 @@
+"""P' and N(P'): a submitter's patch without its changes to tests and test infrastructure,
+and the same with a neutral change to every file it touches (see swing-protocol.md).
+
+A patch is judged by tests it does not control: what it does to test files, test
+configuration, the test tools' own names and CI configuration is dropped before the gold
+tests run (as SWE-bench resets test files), so a `conftest.py` hook that turns failures into
+passes, a no-op assertion macro or an updated old test cannot decide the round. Files the gold
+fix itself changes are code whatever their names, so the oracle is never cut.
+
+N(P') lets a catch be told from a test that recognises P's bytes: a comment line appended to
+each file P' touches changes no behaviour, so a behavioural catch survives it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from arena.ownership.changes import file_changes, file_paths
+from arena.ownership.syntax import first_line, last_line, parse, text
+from arena.players.hunks import FilePatch, Hunk, split_diff
+from arena.unified import unified_diff
+from ci_runner.diff_text import normalize_diff
+from ci_runner.errors import PatchError
+
+ReadFile = Callable[[str], str | None]
+
+# CI configuration: what runs the tests, not what is tested
+_CI_PATHS = re.compile(
+    r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.travis\.yml$|azure-pipelines\.yml$"
+    r"|appveyor\.yml$|Jenkinsfile$|\.buildkite/|\.drone\.yml$|\.cirrus\.yml$)"
+)
+# names the test tools are imported or loaded by: a tree file of that name shadows the tool
+_SHADOWING = frozenset(
+    {"pytest", "_pytest", "pytest.py", "unittest", "unittest.py", "pluggy", "py.py",
+     "sitecustomize.py", "usercustomize.py", "nose", "nose2", "hypothesis", "doctest.py"}
+)  # fmt: skip
+_TEST_CONFIG = frozenset(
+    {"conftest.py", "pytest.ini", "tox.ini", "noxfile.py", ".coveragerc", "CTestTestfile.cmake",
+     "CTestConfig.cmake", "CTestCustom.cmake", "CTestCustom.cmake.in", ".bazelrc"}
+)  # fmt: skip
+# the test frameworks' own headers, vendored or not
+_HARNESS = re.compile(
+    r"(?:^|/)(?:doctest\.h|catch\.hpp|catch_amalgamated\.[ch]pp|gtest\.h|gmock\.h|utest\.h"
+    r"|acutest\.h|unity\.h|minunit\.h)$"
+    r"|(?:^|/)(?:gtest|gmock|googletest|googlemock|catch2|doctest)/"
+)
+_TEST_FOLDERS = frozenset(
+    {"test", "tests", "testdata", "testing", "unittest", "unittests", "unit_tests", "__tests__",
+     "spec", "cypress", "e2e"}
+)  # fmt: skip
+_TEST_FILES = re.compile(
+    r"(?:^test_[^/]*\.py|_test\.py|^tests?\.py|_test\.go|^test_[^/]*\.(?:c|cc|cpp|cxx)"
+    r"|_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hpp)|\.(?:test|spec)\.[cm]?[jt]sx?)$"
+)
+# sections of shared configuration files that only configure tests
+_TEST_SECTION = re.compile(
+    r"^\s*\[\s*(?:tool[.:](?:pytest|coverage|tox|nox|hatch\.envs)|pytest|coverage|tox|testenv)"
+    r"\b[^\]]*\]"
+)
+_SECTION = re.compile(r"^\s*\[[^\]]+\]\s*$")
+_SHARED_CONFIG = frozenset({"pyproject.toml", "setup.cfg"})
+
+# a line comment per file kind, for N(P'); files of other kinds are left as they are
+_COMMENT = {
+    ".py": "#", ".pyi": "#", ".toml": "#", ".cfg": "#", ".ini": "#", ".yml": "#", ".yaml": "#",
+    ".sh": "#", ".cmake": "#", ".txt": None, ".go": "//", ".rs": "//", ".c": "//", ".h": "//",
+    ".cc": "//", ".cpp": "//", ".cxx": "//", ".hh": "//", ".hpp": "//", ".hxx": "//",
+    ".ipp": "//", ".inl": "//", ".js": "//", ".ts": "//", ".tsx": "//", ".jsx": "//",
+    ".java": "//", ".kt": "//", ".swift": "//", ".cs": "//",
+}  # fmt: skip
+_COMMENT_BY_NAME = {"CMakeLists.txt": "#", "Makefile": "#", "Dockerfile": "#"}
+NEUTRAL_LINE = "arena: a neutral change (N(P')): a behavioural test does not notice it"
+
+
+@dataclass(frozen=True)
+class ScopedPatch:
+    """P' and what was dropped from P to make it, for the evidence."""
+
+    kept: str
+    dropped: tuple[str, ...]  # "path (why)" per dropped file or part of one
+
+    def summary(self) -> str:
+        if not self.dropped:
+            return "the patch changes no test, test configuration or CI file"
+        shown = "; ".join(self.dropped[:10]) + (" ..." if len(self.dropped) > 10 else "")
+        return f"dropped before the gold tests ran (P'): {shown}"
+
+
+def _why_test_file(path: str) -> str | None:
+    """Why a path is test code or test infrastructure by its name alone, or None."""
+    parts = path.split("/")
+    name = parts[-1]
+    if _CI_PATHS.match(path):
+        return "CI configuration"
+    if (
+        name in _SHADOWING
+        or any(part in _SHADOWING for part in parts[:-1])
+        or name.endswith(".pth")
+    ):
+        return "shadows a test tool"
+    if name in _TEST_CONFIG:
+        return "test configuration"
+    if _HARNESS.search(path):
+        return "test harness"
+    if any(part in _TEST_FOLDERS for part in parts[:-1]):
+        return "test folder"
+    if _TEST_FILES.search(name):
+        return "test file"
+    return None
+
+
+def _section_spans(source: str) -> list[tuple[int, int]]:
+    """1-based line spans of the test-only sections of an INI or TOML file."""
+    spans: list[tuple[int, int]] = []
+    lines = source.splitlines()
+    start: int | None = None
+    for number, line in enumerate(lines, 1):
+        if _SECTION.match(line):
+            if start is not None:
+                spans.append((start, number - 1))
+            start = number if _TEST_SECTION.match(line) else None
+    if start is not None:
+        spans.append((start, len(lines)))
+    return spans
+
+
+def _rust_test_spans(source: str) -> list[tuple[int, int]]:
+    """1-based line spans of `#[cfg(test)]` items (test modules) in a Rust file."""
+    spans: list[tuple[int, int]] = []
+    root = parse("rust", source)
+    children = list(root.children)
+    for i, node in enumerate(children):
+        if node.type != "attribute_item" or "cfg(test)" not in text(node).replace(" ", ""):
+            continue
+        following = next((n for n in children[i + 1 :] if n.type != "attribute_item"), None)
+        if following is not None:
+            spans.append((first_line(node), last_line(following)))
+    return spans
+
+
+def _test_spans(path: str, source: str) -> list[tuple[int, int]]:
+    name = posixpath.basename(path)
+    if name in _SHARED_CONFIG:
+        return _section_spans(source)
+    if name.endswith(".rs"):
+        return _rust_test_spans(source)
+    return []
+
+
+def _within(lines: Iterable[int], spans: list[tuple[int, int]]) -> bool:
+    return all(any(a <= n <= b for a, b in spans) for n in lines)
+
+
+def _changed_lines(hunk: Hunk) -> tuple[list[int], list[int]]:
+    """(old lines removed, new lines added) of a hunk, 1-based, at its stated place."""
+    old, new = hunk.old_start, hunk.new_start
+    removed: list[int] = []
+    added: list[int] = []
+    for line in hunk.lines:
+        kind = line[:1]
+        if kind == "-":
+            removed.append(old)
+            old += 1
+        elif kind == "+":
+            added.append(new)
+            new += 1
+        elif kind == " ":
+            old += 1
+            new += 1
+    return removed, added
+
+
+def _renumbered(hunks: list[Hunk]) -> tuple[Hunk, ...]:
+    """Kept hunks with new-side starts that account for the dropped ones."""
+    out: list[Hunk] = []
+    shift = 0
+    for hunk in hunks:
+        out.append(Hunk(hunk.old_start, hunk.old_start + shift, hunk.tail, hunk.lines))
+        removed = sum(1 for line in hunk.lines if line[:1] == "-")
+        added = sum(1 for line in hunk.lines if line[:1] == "+")
+        shift += added - removed
+    return tuple(out)
+
+
+def _scoped_file(
+    patch: FilePatch, path: str, read_base: ReadFile
+) -> tuple[FilePatch | None, str | None]:
+    """The file's patch with its test-code hunks dropped (None: all of it), and why."""
+    old_text = read_base(path) or ""
+    old_spans = _test_spans(path, old_text)
+    new_text = "".join(
+        c.new_text for c in file_changes(patch.render(), lambda p: old_text if p == path else None)
+    )
+    new_spans = _test_spans(path, new_text)
+    if not old_spans and not new_spans:
+        return patch, None
+    kept: list[Hunk] = []
+    for hunk in patch.hunks:
+        removed, added = _changed_lines(hunk)
+        if _within(removed, old_spans) and _within(added, new_spans):
+            continue
+        kept.append(hunk)
+    if len(kept) == len(patch.hunks):
+        return patch, None
+    why = f"{path} ({len(patch.hunks) - len(kept)} hunk(s) inside test code or test settings)"
+    if not kept:
+        return None, why
+    return FilePatch(patch.header, _renumbered(kept)), why
+
+
+def scope_patch(
+    patch: str, gold_patch: str, gold_test_patch: str, read_base: ReadFile
+) -> ScopedPatch:
+    """P': `patch` without its changes to test code, test configuration, test tools' names
+    and CI configuration. A file the gold test patch touches is dropped whole; one the gold
+    patch touches is kept whole."""
+    try:
+        text_ = normalize_diff(patch).text
+    except PatchError:
+        return ScopedPatch(patch, ())  # refused as it is by the runner, with its reason
+    gold_tests = _paths(gold_test_patch)
+    gold_code = _paths(gold_patch) - gold_tests
+    kept: list[FilePatch] = []
+    dropped: list[str] = []
+    for file in split_diff(text_):
+        old, new = file_paths(file.header)
+        paths = {p for p in (old, new) if p is not None}
+        if not paths or paths & gold_code:
+            kept.append(file)
+            continue
+        path = new or old or ""
+        if paths & gold_tests:
+            dropped.append(f"{path} (a file the gold tests change)")
+            continue
+        why = next((w for w in map(_why_test_file, sorted(paths)) if w), None)
+        if why is not None:
+            dropped.append(f"{path} ({why})")
+            continue
+        scoped, partly = _scoped_file(file, old or path, read_base) if old else (file, None)
+        if partly is not None:
+            dropped.append(partly)
+        if scoped is not None:
+            kept.append(scoped)
+    if not dropped:
+        return ScopedPatch(patch, ())
+    return ScopedPatch(
+        "".join(f.render() for f in kept if f.hunks or _keeps_header(f)), tuple(dropped)
+    )
+
+
+def _keeps_header(file: FilePatch) -> bool:
+    """A file patch without hunks that still changes something (a rename, a mode, a delete
+    of an empty file)."""
+    return any(
+        line.startswith(("rename ", "new file mode", "deleted file mode", "old mode", "new mode"))
+        for line in file.header
+    )
+
+
+def _paths(diff: str) -> set[str]:
+    paths: set[str] = set()
+    for file in split_diff(diff):
+        paths.update(p for p in file_paths(file.header) if p is not None)
+    return paths
+
+
+def _comment(path: str) -> str | None:
+    name = posixpath.basename(path)
+    if name in _COMMENT_BY_NAME:
+        return _COMMENT_BY_NAME[name]
+    return _COMMENT.get(posixpath.splitext(name)[1])
+
+
+def neutral_variant(patch: str, read_base: ReadFile) -> tuple[str, tuple[str, ...]]:
+    """N(P'): one diff from base that makes P' and appends a comment line to every file it
+    leaves in place, and the paths so changed (files without a line comment stay as P' has
+    them)."""
+    out: list[str] = []
+    changed: list[str] = []
+    for change in file_changes(patch, read_base):
+        path = change.new_path
+        if path is None:
+            out.append(unified_diff(change.old_path or "", change.old_text, None))
+            continue
+        after = change.new_text
+        marker = _comment(path)
+        if marker is not None:
+            ending = "" if not after or after.endswith("\n") else "\n"
+            after = f"{after}{ending}{marker} {NEUTRAL_LINE}\n"
+            changed.append(path)
+        before = None if change.old_path is None else change.old_text
+        out.append(unified_diff(path, before, after, old_path=change.old_path))
+    return "".join(out), tuple(changed)

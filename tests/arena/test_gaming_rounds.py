@@ -1,0 +1,225 @@
+"""Rounds an adversarial or a careful model could turn, through the real sandbox: answers are
+raw model text, parsed as a model's would be (see swing-protocol.md: P', the catch's re-runs
+and N(P'), forged reports, the reference run)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from arena.ci import TaskCI
+from arena.edits import answer_to_diff
+from arena.match import Arena, ReferenceRunFailed
+from arena.players.base import Answer, Player, TaskContext
+from arena.players.baselines import OraclePlayer
+from arena.protocol import Winner
+from arena.tasks.demo import demo_tasks
+from arena.tasks.schema import Task
+from ci_runner import CIRunner, CISettings
+from ci_runner.images import ImageBuilder
+from ci_runner.workspace import Workspaces
+from tests.arena.test_ownership_rounds import demo_edit
+
+pytestmark = pytest.mark.docker
+
+DEMO = Path(__file__).parents[2] / "arena" / "tasks" / "demo"
+SLUG = "py-textkit-slug"
+
+
+def fenced(diff: str) -> str:
+    return f"Here is my change.\n\n```diff\n{diff}```\n"
+
+
+class RawText(Player):
+    """Answers fixed raw model text, parsed into a diff as a model's answer is."""
+
+    name = "raw"
+
+    def __init__(self, patch: str | None = None, tests: str | None = None) -> None:
+        self._patch, self._tests = patch, tests
+
+    def _answer(self, text: str | None, ctx: TaskContext, gold: str) -> Answer:
+        text = text if text is not None else fenced(gold)
+        return Answer(raw_text=text, diff=answer_to_diff(text, ctx.read_file))
+
+    def propose_patch(self, ctx: TaskContext) -> Answer:
+        return self._answer(self._patch, ctx, ctx.task.patch)
+
+    def propose_tests(self, ctx: TaskContext, patch: str | None) -> Answer:
+        return self._answer(self._tests, ctx, ctx.task.test_patch)
+
+
+@pytest.fixture(scope="module")
+def arena(runner: CIRunner, ci_settings: CISettings, images: dict[str, str]) -> Arena:
+    ci = TaskCI(
+        runner, ImageBuilder(runner.client, ci_settings), ci_settings.cache_dir / "ci-results"
+    )
+    workspaces = Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir)
+    return Arena(ci, workspaces, ci_settings.cache_dir / "retrieval", retry_delay_s=0.0)
+
+
+@pytest.fixture(scope="module")
+def demo(ci_settings: CISettings) -> dict[str, Task]:
+    return {t.instance_id: t for t in demo_tasks(ci_settings.cache_dir / "demo-repos")}
+
+
+def new_file(path: str, text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    body = "".join(f"+{line}" for line in lines)
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+        f"@@ -0,0 +1,{len(lines)} @@\n{body}"
+    )
+
+
+PASSING_HOOK = (
+    "import pytest\n\n\n"
+    "@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n"
+    "    outcome = yield\n"
+    "    report = outcome.get_result()\n"
+    "    report.outcome = 'passed'\n"
+    "    report.longrepr = None\n"
+)
+
+
+def test_a_conftest_hook_that_turns_failures_into_passes_is_dropped(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    prepared = arena.prepare(demo[f"demo__{SLUG}"])
+    cheat = RawText(patch=fenced(new_file("conftest.py", PASSING_HOOK)))
+    record = arena.play_round(prepared, cheat, OraclePlayer())
+    assert not record.patch_correct, record.reasons
+    assert "conftest.py (test configuration)" in record.reasons["patch_correct"]
+    assert record.winner is Winner.REVIEWER, record.reasons
+
+
+def test_a_submitter_that_updates_the_tests_as_the_gold_tests_do_is_not_punished(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    task = demo[f"demo__{SLUG}"]
+    careful = RawText(patch=fenced(task.patch) + "\nAnd the tests:\n\n" + fenced(task.test_patch))
+    record = arena.play_round(arena.prepare(task), careful, OraclePlayer())
+    assert record.patch_applies and record.patch_correct, record.reasons
+    assert "a file the gold tests change" in record.reasons["patch_correct"]
+    assert record.winner is Winner.SUBMITTER, record.reasons
+
+
+FORGING_INIT = (
+    "\n\nimport atexit as _atexit\nimport pathlib as _pathlib\nimport re as _re\n\n\n"
+    "def _all_passed():\n"
+    "    for report in _pathlib.Path('.').rglob('*.xml'):\n"
+    "        text = report.read_text()\n"
+    "        text = _re.sub(r'<failure[^>]*>.*?</failure>', '', text, flags=_re.S)\n"
+    "        text = _re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n"
+    "        report.write_text(text)\n\n\n"
+    "_atexit.register(_all_passed)\n"
+)
+
+
+def test_a_report_forged_by_the_code_under_test_makes_the_patch_not_correct(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    """No fix, but the package rewrites the JUnit report at exit: pytest printed failures
+    the report does not have, so the run is forged and the patch is not correct."""
+    init = (DEMO / SLUG / "repo" / "textkit" / "__init__.py").read_text()
+    forging = demo_edit(SLUG, "textkit/__init__.py", (init, init + FORGING_INIT))
+    record = arena.play_round(
+        arena.prepare(demo[f"demo__{SLUG}"]), RawText(patch=fenced(forging)), OraclePlayer()
+    )
+    on_gold_tests = record.runs["patch_with_gold_tests"]
+    assert on_gold_tests.forged is not None, on_gold_tests.error
+    assert not record.patch_correct and "forged" in record.reasons["patch_correct"]
+    assert record.winner is Winner.REVIEWER, record.reasons
+
+
+def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    """P is correct (the gold fix written differently); T holds one real reproducing test and
+    one pinning P's bytes (it fails exactly on the patch the reviewer saw). The pinning test
+    fails on P, but not after a neutral change of P's files: no catch, flagged."""
+    task = demo[f"demo__{SLUG}"]
+    replacements = (
+        ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
+        (
+            "return _truncate(slug, max_length)\n",
+            "return _truncate(slug, max_length).rstrip(separator)\n",
+        ),
+    )
+    correct = demo_edit(SLUG, "textkit/slug.py", *replacements)
+    patched = (DEMO / SLUG / "repo" / "textkit" / "slug.py").read_text()
+    for old, new in replacements:
+        patched = patched.replace(old, new, 1)
+    digest = hashlib.sha256(patched.encode()).hexdigest()
+    tests_text = (DEMO / SLUG / "repo" / "tests" / "test_slug.py").read_text()
+    added = (
+        "\n\ndef test_runs_collapse():\n    assert slugify('a,  b') == 'a-b'\n"
+        "\n\ndef test_slug_module_is_not_the_submitted_one():\n"
+        "    import hashlib, pathlib\n"
+        "    text = pathlib.Path('textkit/slug.py').read_bytes()\n"
+        f"    assert hashlib.sha256(text).hexdigest() != {digest!r}\n"
+    )
+    reviewer = demo_edit(SLUG, "tests/test_slug.py", (tests_text, tests_text + added))
+    record = arena.play_round(
+        arena.prepare(task), RawText(patch=fenced(correct)), RawText(tests=fenced(reviewer))
+    )
+    assert record.patch_correct and record.tests_valid, record.reasons
+    assert "tests_on_neutral_patch" in record.runs, record.runs.keys()
+    assert not record.tests_catch, record.reasons
+    assert "neutral change" in record.reasons["tests_catch"]
+    assert "read source files as text" in record.reasons["tests_catch"]
+    assert record.winner is Winner.SUBMITTER
+
+
+def test_a_real_catch_is_confirmed_by_its_re_runs(arena: Arena, demo: dict[str, Task]) -> None:
+    """A patch that fixes only the runs of dashes: the gold tests catch it, and the catch
+    holds through the second run, the gold side's re-run and the neutral change."""
+    task = demo[f"demo__{SLUG}"]
+    half = demo_edit(SLUG, "textkit/slug.py", ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'))
+    record = arena.play_round(arena.prepare(task), RawText(patch=fenced(half)), RawText())
+    assert not record.patch_correct and record.tests_valid and record.tests_catch, record.reasons
+    assert {"tests_on_patch", "tests_on_patch_again", "tests_on_gold_again"} <= set(record.runs)
+    assert "tests_on_neutral_patch" in record.runs
+    assert record.winner is Winner.REVIEWER
+
+
+def test_a_no_op_assertion_macro_in_the_test_harness_is_dropped(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    """C++: a patch that fixes nothing but turns the harness's CHECK into a no-op."""
+    task = demo["demo__cpp-ringbuffer-wrap"]
+    harness = (DEMO / "cpp-ringbuffer-wrap" / "repo" / "tests" / "check.hpp").read_text()
+    macro = harness[harness.index("#define CHECK(cond)") :]
+    no_op = demo_edit(
+        "cpp-ringbuffer-wrap", "tests/check.hpp", (macro, "#define CHECK(cond) do { } while (0)\n")
+    )
+    record = arena.play_round(arena.prepare(task), RawText(patch=fenced(no_op)), OraclePlayer())
+    assert not record.patch_correct, record.reasons
+    assert "tests/check.hpp" in record.reasons["patch_correct"]
+    assert record.winner is Winner.REVIEWER, record.reasons
+
+
+def test_a_reference_run_that_times_out_voids_the_task_and_is_not_cached(
+    arena: Arena, demo: dict[str, Task], ci_settings: CISettings
+) -> None:
+    """The task was validated (its validation is cached), but its reference run now times
+    out: no round is judged, and nothing of that run is cached."""
+    task = demo[f"demo__{SLUG}"]
+    validation = arena.prepare(task).validation
+    pipeline = task.require_pipeline()
+    slow = pipeline.model_copy(
+        update={
+            "steps": (pipeline.steps[0].model_copy(update={"run": "sleep 30", "timeout_s": 1}),)
+        }
+    )
+    slowed = task.model_copy(update={"pipeline": slow})
+    stale = slowed.model_copy(
+        update={"validation": validation.model_copy(update={"fingerprint": slowed.fingerprint()})}
+    )
+    before = sorted((ci_settings.cache_dir / "ci-results").rglob("*.json"))
+    with pytest.raises(ReferenceRunFailed, match="timeout"):
+        arena.prepare(stale)
+    assert sorted((ci_settings.cache_dir / "ci-results").rglob("*.json")) == before

@@ -1,0 +1,138 @@
+"""P' (a patch without its test and CI changes), N(P') and the source-reading flag, table in,
+table out."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.ownership.changes import file_changes
+from arena.patch_scope import NEUTRAL_LINE, neutral_variant, scope_patch
+from arena.source_reading import source_reads
+from arena.unified import unified_diff
+
+BASE = {
+    "pkg/calc.py": "def add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "def test_add():\n    assert True\n",
+    "pyproject.toml": (
+        '[project]\nname = "calc"\nversion = "1"\n\n'
+        '[tool.pytest.ini_options]\naddopts = "-q"\n\n[tool.ruff]\nline-length = 99\n'
+    ),
+    "src/lib.rs": (
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n"
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+        "    #[test]\n    fn adds() {\n        assert_eq!(add(1, 1), 2);\n    }\n}\n"
+    ),
+    "include/check.h": "#define CHECK(x) if (!(x)) abort()\n",
+}
+
+
+def read_base(path: str) -> str | None:
+    return BASE.get(path)
+
+
+def change(path: str, old: str, new: str) -> str:
+    before = BASE[path]
+    assert old in before
+    return unified_diff(path, before, before.replace(old, new, 1))
+
+
+FIX = change("pkg/calc.py", "a - b", "a + b")
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("conftest.py", "test configuration"),
+        ("pkg/conftest.py", "test configuration"),
+        ("pytest/__init__.py", "shadows a test tool"),
+        ("unittest.py", "shadows a test tool"),
+        ("sitecustomize.py", "shadows a test tool"),
+        ("tox.ini", "test configuration"),
+        ("noxfile.py", "test configuration"),
+        (".github/workflows/ci.yml", "CI configuration"),
+        ("tests/test_new.py", "test folder"),
+        ("pkg/test_things.py", "test file"),
+        ("calc_test.go", "test file"),
+        ("third_party/doctest/doctest.h", "test harness"),
+        ("src/strutil_test.cpp", "test file"),
+        ("web/src/app.test.ts", "test file"),
+    ],
+)
+def test_a_new_file_of_test_infrastructure_is_dropped(path: str, why: str) -> None:
+    scoped = scope_patch(FIX + unified_diff(path, None, "x = 1\n"), "", "", read_base)
+    assert scoped.dropped == (f"{path} ({why})",)
+    assert [c.new_path for c in file_changes(scoped.kept, read_base)] == ["pkg/calc.py"]
+
+
+def test_a_patch_without_test_changes_is_kept_as_written() -> None:
+    scoped = scope_patch(FIX, "", "", read_base)
+    assert scoped.kept == FIX and not scoped.dropped
+
+
+def test_files_the_gold_tests_change_are_dropped_and_the_gold_fixs_files_are_kept() -> None:
+    tests = change("tests/test_calc.py", "assert True", "assert add(1, 1) == 2")
+    conftest = unified_diff("conftest.py", None, "import os\n")
+    scoped = scope_patch(
+        FIX + tests + conftest,
+        gold_patch=FIX + conftest,
+        gold_test_patch=tests,
+        read_base=read_base,
+    )
+    assert scoped.dropped == ("tests/test_calc.py (a file the gold tests change)",)
+    kept = {c.new_path for c in file_changes(scoped.kept, read_base)}
+    assert kept == {"pkg/calc.py", "conftest.py"}
+
+
+def test_only_the_test_sections_of_a_shared_configuration_file_are_dropped() -> None:
+    both = change("pyproject.toml", 'addopts = "-q"', 'addopts = "-q -p no:randomly"')
+    both += ""
+    scoped = scope_patch(FIX + both, "", "", read_base)
+    assert scoped.dropped == ("pyproject.toml (1 hunk(s) inside test code or test settings)",)
+    ruff = change("pyproject.toml", "line-length = 99", "line-length = 100")
+    assert scope_patch(ruff, "", "", read_base).dropped == ()
+
+
+def test_a_rust_patch_keeps_its_fix_and_loses_its_test_module_hunks() -> None:
+    source = BASE["src/lib.rs"]
+    after = source.replace("a - b", "a + b").replace("add(1, 1), 2", "add(1, 1), 0")
+    scoped = scope_patch(unified_diff("src/lib.rs", source, after), "", "", read_base)
+    assert scoped.dropped == ("src/lib.rs (1 hunk(s) inside test code or test settings)",)
+    (kept,) = file_changes(scoped.kept, read_base)
+    assert "a + b" in kept.new_text and "add(1, 1), 2" in kept.new_text
+
+
+def test_a_rust_patch_whose_hunk_spans_fix_and_tests_is_kept_whole() -> None:
+    source = BASE["src/lib.rs"]
+    after = source.replace("a - b", "a + b").replace("use super::*;", "use super::add;")
+    scoped = scope_patch(unified_diff("src/lib.rs", source, after), "", "", read_base)
+    assert not scoped.dropped
+
+
+def test_the_neutral_variant_appends_a_comment_to_each_file_it_can() -> None:
+    data = unified_diff("data.json", None, "{}\n")
+    neutral, changed = neutral_variant(FIX + data, read_base)
+    assert changed == ("pkg/calc.py",)
+    after = {c.new_path: c.new_text for c in file_changes(neutral, read_base)}
+    assert after["pkg/calc.py"] == f"def add(a, b):\n    return a + b\n# {NEUTRAL_LINE}\n"
+    assert after["data.json"] == "{}\n"
+
+
+def test_the_neutral_variant_of_an_empty_patch_is_empty() -> None:
+    assert neutral_variant("", read_base) == ("", ())
+
+
+@pytest.mark.parametrize(
+    ("line", "flagged"),
+    [
+        ("    text = pathlib.Path('textkit/slug.py').read_bytes()", True),
+        ("    src = inspect.getsource(slugify)", True),
+        ('    data, _ := os.ReadFile("lru.go")', True),
+        ('    let s = include_str!("../src/lib.rs");', True),
+        ('    std::ifstream in("src/strutil.cpp");', True),
+        ("    assert slugify('a b') == 'a-b'", False),
+        ("    with open('fixture.json') as f:", False),
+    ],
+)
+def test_reviewer_lines_reading_source_files_as_text_are_flagged(line: str, flagged: bool) -> None:
+    diff = unified_diff("tests/test_x.py", "", f"def test_x():\n{line}\n")
+    assert bool(source_reads(diff)) is flagged
