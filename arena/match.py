@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from arena.ci import TaskCI
+from arena.ownership import owned_test_ids
 from arena.patch_scope import neutral_variant, scope_patch
 from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
 from arena.protocol import (
@@ -234,9 +235,15 @@ class Arena:
         disagrees with validation is dropped from the cache and made again; if it stays
         wrong, no round on the task can be judged (infrastructure, never scored)."""
         problem = ""
+
+        def read_base(path: str) -> str | None:
+            return self._workspaces.read_text(task.repo, task.base_commit, path)
+
+        required = (*validation.fail_to_pass, *validation.pass_to_pass)
+        changed = owned_test_ids(task.test_patch, read_base, required) if task.test_patch else ()
         for _ in range(self._infra_attempts):
             gold_only = self._with_retries(lambda: self._ci.run(task, (task.patch,)))
-            found = reference_problem(gold_only, validation)
+            found = reference_problem(gold_only, validation, changed)
             if found is None:
                 return gold_only
             problem = found

@@ -274,7 +274,9 @@ log=$(mktemp)
 rc=$?
 wait
 [ $rc -eq 0 ] && exit 0
-supported=$(sed -n 's/^`\\([A-Za-z0-9_-]*\\) \\([0-9][^`]*\\)` supports rustc.*/\\1@\\2/p' "$log" | head -n1)
+# cargo's own hint: "`just 1.53.0` supports rustc 1.85.0"
+names='s/^`\\([A-Za-z0-9_-]*\\) \\([0-9][^`]*\\)` supports rustc.*/\\1@\\2/p'
+supported=$(sed -n "$names" "$log" | head -n1)
 [ -n "$supported" ] || exit $rc
 name="${{supported%@*}}"
 out=()

@@ -76,7 +76,10 @@ def test_oracle_beats_partial_and_its_tests_catch_the_partial_patch(
         "tests_on_base",
         "tests_on_gold",
         "patch_with_gold_tests",
-        "tests_on_patch",
+        "tests_on_patch",  # and the catch confirmed: again, gold side again, neutral change
+        "tests_on_patch_again",
+        "tests_on_gold_again",
+        "tests_on_neutral_patch",
     }
 
 

@@ -361,3 +361,10 @@ def test_the_reference_run_is_checked_before_any_round_rests_on_it(
 ) -> None:
     found = reference_problem(result, VALIDATION)
     assert found is None if problem is None else (found is not None and problem in found), found
+
+
+def test_tests_the_gold_test_patch_changes_may_fail_in_the_reference_run() -> None:
+    """Their old versions pin the old behaviour, and the gold tests are not applied there."""
+    pinned = ci({"t::old": P, "t::fixed": F})
+    assert reference_problem(pinned, VALIDATION) is not None
+    assert reference_problem(pinned, VALIDATION, changed_by_gold_tests={"t::fixed"}) is None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from ci_runner.runner_setup import (
+    CARGO_SHIM,
     RUNNER_TOOLS,
     UBUNTU_TO_DEBIAN,
     apt_map,
@@ -70,3 +74,47 @@ def test_the_shims_table_is_the_mapping_table() -> None:
     assert len(lines) == len(UBUNTU_TO_DEBIAN)
     assert all(line.count("\t") == 1 for line in lines)
     assert set(RUNNER_TOOLS.values()) >= {"curl", "make", "jq", "xz-utils", "pkg-config"}
+
+
+FAKE_CARGO = """#!/bin/sh
+case " $* " in
+  *" just@1.53.0 "*--locked*) echo "installed with: $*"; exit 0 ;;
+esac
+echo "error: cannot install package \\`just 1.59.0\\`, it requires rustc 1.89.0 or newer" >&2
+echo "\\`just 1.53.0\\` supports rustc 1.85.0" >&2
+exit 101
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ("install just", "installed with: install just@1.53.0 --locked"),
+        (
+            "+stable install just --root /x",
+            "installed with: +stable install just@1.53.0 --root /x --locked",
+        ),
+        ("build", None),  # not an install: cargo's own failure, as it is
+    ],
+)
+def test_cargo_install_falls_back_to_the_release_the_rustc_supports(
+    tmp_path: Path, args: str, expected: str | None
+) -> None:
+    real = tmp_path / "bin"
+    real.mkdir()
+    (real / "cargo").write_text(FAKE_CARGO)
+    (real / "cargo").chmod(0o755)
+    shim = tmp_path / "cargo-shim"
+    shim.write_text(CARGO_SHIM)
+    done = subprocess.run(
+        ["bash", str(shim), *args.split()],
+        env={"PATH": f"{real}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if expected is None:
+        assert done.returncode == 101 and "supports rustc" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected
