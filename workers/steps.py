@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 from celery import Task as CeleryTask
 
+from arena.faults import Fault, FaultComponent, fault_of
 from arena.match import RoundRecord, match_outcome
 from arena.players.base import Answer, Player, Role, TaskContext
 from arena.store.matches import (
@@ -24,7 +25,14 @@ from arena.store.matches import (
     store_round,
     store_validation,
 )
-from arena.store.steps import ClaimState, claim_step, finish_step, release_step, renew_lease
+from arena.store.steps import (
+    ClaimState,
+    claim_step,
+    finish_step,
+    give_up_step,
+    release_step,
+    renew_lease,
+)
 from arena.store.tournaments import (
     complete_tournament,
     context_budget,
@@ -78,9 +86,10 @@ def _heartbeat(s: Services, key: str, owner: str, also: Callable[[], None]) -> I
         thread.join()
 
 
-def _fail_for(s: Services, match_ids: list[int], reason: str) -> None:
+def _fail_for(s: Services, match_ids: list[int], reason: str, fault: Fault) -> None:
+    """Fail the matches, naming who was at fault: a model's endpoint, or a component."""
     for match_id in match_ids:
-        if end_match(s.pool, match_id, "failed", reason=reason):
+        if end_match(s.pool, match_id, "failed", reason=reason, fault=fault):
             _after_match(s, match_id)
 
 
@@ -102,18 +111,25 @@ def run_step(
     claim = claim_step(
         s.pool, step.key, match_id, owner, s.settings.step_lease_s, s.settings.step_attempts
     )
-    if claim.state is ClaimState.EXHAUSTED:
+    if claim.state is ClaimState.EXHAUSTED:  # the last attempt's worker died: no exception
         last = f"; last error: {claim.error}" if claim.error else " (its worker died each time)"
-        _fail_for(s, match_ids(), f"step {step.key} failed after {claim.attempts} attempts{last}")
+        reason = f"step {step.key} failed after {claim.attempts} attempts{last}"
+        _fail_for(s, match_ids(), reason, Fault(FaultComponent.WORKER))
         return False
     if claim.state is not ClaimState.RUN:
         return False
-    with _heartbeat(s, step.key, owner, beat):
-        try:
+    try:
+        with _heartbeat(s, step.key, owner, beat):
             work()
-        except Exception as exc:
-            release_step(s.pool, step.key, owner, f"{type(exc).__name__}: {exc}")
-            raise
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        if claim.attempts < s.settings.step_attempts:
+            release_step(s.pool, step.key, owner, error)
+        elif give_up_step(s.pool, step.key, owner, error):
+            # the last attempt raised: its exception says whose fault it is
+            reason = f"step {step.key} failed after {claim.attempts} attempts; last error: {error}"
+            _fail_for(s, match_ids(), reason, fault_of(exc))
+        raise
     finish_step(s.pool, step.key, owner)
     return True
 

@@ -270,7 +270,7 @@ def _result_line(row: dict[str, Any]) -> str:
         "b": row["b"],
     }
     if row["status"] == "failed":
-        line.update(failed=row["reason"] or "failed", at_fault=None)
+        line.update(failed=row["reason"] or "failed", at_fault=row["at_fault"], fault=row["fault"])
     else:
         result = row["result"]
         line.update(
@@ -301,7 +301,9 @@ def _finite(value: object) -> object:
         200: {
             "description": "one finished or failed match a line, as `arena tournament"
             " --results` writes and `arena ratings --results` reads them: {task, language, kind,"
-            " a, b, winner: a|b|tie, result, score, rounds} or {task, ..., failed, at_fault};"
+            " a, b, winner: a|b|tie, result, score, rounds} or {task, ..., failed, at_fault, fault}"
+            " (at_fault: the model whose endpoint failed the match, or null; fault: the component"
+            " at fault: model_endpoint, sandbox, worker or infrastructure, or null if not known);"
             " each with its match and tournament ids",
             "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
         },

@@ -19,12 +19,14 @@ from api.routes.tasks import selection_filter
 from api.schemas.common import error_responses
 from api.schemas.tournaments import (
     Cancelled,
+    ModelAtFault,
     Progress,
     TournamentCreate,
     TournamentOut,
     TournamentPage,
     TournamentSettings,
 )
+from arena.faults import models_at_fault
 from arena.store import tasks as task_store
 from arena.store.evidence import get_tournament, list_tournaments
 from arena.store.models import list_models
@@ -45,6 +47,10 @@ def tournament_out(row: DictRow) -> TournamentOut:
         tasks=row["tasks_spec"],
         settings=TournamentSettings.model_validate(row["settings"] or {}),
         progress=Progress(**counts, total=sum(counts.values())),
+        models_at_fault=[
+            ModelAtFault(model=m.model, matches=m.matches, last_reason=m.last_reason)
+            for m in models_at_fault(row["endpoint_failures"])
+        ],
         created_at=row["created_at"],
         finished_at=row["finished_at"],
     )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+from arena.faults import FaultComponent
 
 MatchStatus = Literal["queued", "running", "done", "failed", "skipped", "cancelled"]
 
@@ -22,6 +24,12 @@ class MatchSummary(BaseModel):
     score: dict[str, int] | None
     result: str | None  # the winning model, or "tie"
     reason: str | None  # why it failed or was skipped
+    fault: FaultComponent | None = Field(
+        description="a failed match: what kept it from finishing (null: not known)"
+    )
+    at_fault: str | None = Field(
+        description="with fault model_endpoint: the model whose endpoint failed the match"
+    )
     created_at: dt.datetime
     finished_at: dt.datetime | None
 

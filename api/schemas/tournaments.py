@@ -49,6 +49,15 @@ class Progress(BaseModel):
     total: int
 
 
+class ModelAtFault(BaseModel):
+    """A model whose endpoint failed matches: reported loudly, never ranked as if it had
+    answered nothing (as `arena tournament` does)."""
+
+    model: str
+    matches: int = Field(description="how many of the tournament's matches its endpoint failed")
+    last_reason: str = Field(description="why the latest of them failed")
+
+
 class TournamentOut(BaseModel):
     id: int
     status: Literal["running", "done", "cancelled"]
@@ -56,6 +65,7 @@ class TournamentOut(BaseModel):
     tasks: str
     settings: TournamentSettings
     progress: Progress
+    models_at_fault: list[ModelAtFault] = Field(description="most failed matches first")
     created_at: dt.datetime
     finished_at: dt.datetime | None
 

@@ -127,12 +127,12 @@ def _report_failures(failures: list[MatchFailure]) -> None:
     if not failures:
         return
     stderr.print(f"[bold red]{len(failures)} match(es) failed and are left out of the standings[/]")
-    blamed = Counter(f.at_fault for f in failures if f.at_fault)
-    for model, count in blamed.most_common():
-        last = next(f.reason for f in reversed(failures) if f.at_fault == model)
+    from arena.faults import models_at_fault
+
+    for blamed in models_at_fault(failures):
         stderr.print(
-            f"[bold red]model {escape(model)}'s endpoint is at fault in {count} match(es);[/] "
-            f"last: {escape(last)}",
+            f"[bold red]model {escape(blamed.model)}'s endpoint is at fault in"
+            f" {blamed.matches} match(es);[/] last: {escape(blamed.last_reason)}",
             highlight=False,
         )
     for failure in failures:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from psycopg import Connection
 from psycopg.rows import DictRow
 
+from arena.faults import FaultComponent
 from arena.store.pool import Pool
 from arena.store.tournaments import MATCH_STATUSES
 
@@ -37,10 +39,18 @@ def list_tournaments(pool: Pool, limit: int, offset: int) -> tuple[list[DictRow]
                 ([r["id"] for r in rows],),
             ).fetchall()
         )
+        failures = _endpoint_failures(conn, [int(r["id"]) for r in rows])
         total = conn.execute("SELECT count(*) AS n FROM tournaments").fetchone()
     assert total is not None
     empty = {s: 0 for s in MATCH_STATUSES}
-    return [{**r, "counts": counts.get(int(r["id"]), empty)} for r in rows], int(total["n"])
+    return [
+        {
+            **r,
+            "counts": counts.get(int(r["id"]), empty),
+            "endpoint_failures": failures[int(r["id"])],
+        }
+        for r in rows
+    ], int(total["n"])
 
 
 def get_tournament(pool: Pool, tournament_id: int) -> DictRow | None:
@@ -55,7 +65,41 @@ def get_tournament(pool: Pool, tournament_id: int) -> DictRow | None:
                 (tournament_id,),
             ).fetchall()
         )
-    return {**row, "counts": counts.get(tournament_id, {s: 0 for s in MATCH_STATUSES})}
+        failures = _endpoint_failures(conn, [tournament_id])
+    return {
+        **row,
+        "counts": counts.get(tournament_id, {s: 0 for s in MATCH_STATUSES}),
+        "endpoint_failures": failures[tournament_id],
+    }
+
+
+@dataclass(frozen=True)
+class EndpointFailure:
+    """A match that a model's endpoint failed, as the tournament's loud report reads it."""
+
+    match_id: int
+    tournament_id: int
+    at_fault: str  # the model
+    reason: str
+
+
+def _endpoint_failures(
+    conn: Connection[DictRow], tournament_ids: list[int]
+) -> dict[int, list[EndpointFailure]]:
+    """Each tournament's matches that a model's endpoint failed, in the order they failed
+    (finish time, then id)."""
+    rows = conn.execute(
+        "SELECT id, tournament_id, at_fault, reason FROM matches"
+        " WHERE tournament_id = ANY(%s) AND status = 'failed' AND fault = %s"
+        " ORDER BY finished_at, id",
+        (tournament_ids, FaultComponent.MODEL_ENDPOINT.value),
+    ).fetchall()
+    found: dict[int, list[EndpointFailure]] = {t: [] for t in tournament_ids}
+    for r in rows:
+        found[int(r["tournament_id"])].append(
+            EndpointFailure(int(r["id"]), int(r["tournament_id"]), r["at_fault"], r["reason"] or "")
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -97,7 +141,7 @@ class MatchFilter:
 
 _MATCH = (
     "SELECT m.id, m.tournament_id, t.instance_id AS task, t.language, t.kind, m.a, m.b,"
-    " m.status, m.score, m.result, m.reason, m.created_at, m.finished_at"
+    " m.status, m.score, m.result, m.reason, m.fault, m.at_fault, m.created_at, m.finished_at"
     " FROM matches m JOIN tasks t ON t.id = m.task_id"
 )
 
@@ -133,8 +177,8 @@ def match_evidence(pool: Pool, match_id: int) -> MatchEvidence | None:
     with pool.connection() as conn:
         row = conn.execute(
             "SELECT m.id, m.tournament_id, t.instance_id AS task, t.language, t.kind, m.a, m.b,"
-            " m.status, m.score, m.result, m.reason, m.created_at, m.finished_at,"
-            " t.task AS task_record, t.validation,"
+            " m.status, m.score, m.result, m.reason, m.fault, m.at_fault, m.created_at,"
+            " m.finished_at, t.task AS task_record, t.validation,"
             " (SELECT coalesce(json_agg(json_build_object('idx', r.idx,"
             "    'submitter', r.submitter, 'reviewer', r.reviewer, 'record', r.record,"
             "    'winner', r.winner, 'finished_at', r.finished_at) ORDER BY r.idx), '[]')"

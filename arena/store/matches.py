@@ -7,6 +7,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from arena.faults import Fault
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.store.pool import Pool
@@ -158,13 +159,25 @@ def end_match(
     reason: str | None = None,
     score: dict[str, int] | None = None,
     result: str | None = None,
+    fault: Fault | None = None,
 ) -> bool:
-    """Done, failed or skipped: only the first ending counts. True when this one did."""
+    """Done, failed (with who was at fault) or skipped: only the first ending counts. True when
+    this one did."""
+    if fault is not None and status != "failed":
+        raise ValueError(f"a {status} match has no fault")
     with pool.connection() as conn:
         ended = conn.execute(
-            "UPDATE matches SET status = %s, reason = %s, score = %s, result = %s,"
-            " finished_at = now() WHERE id = %s AND status IN ('queued', 'running')",
-            (status, reason, None if score is None else Jsonb(score), result, match_id),
+            "UPDATE matches SET status = %s, reason = %s, score = %s, result = %s, fault = %s,"
+            " at_fault = %s, finished_at = now() WHERE id = %s AND status IN ('queued', 'running')",
+            (
+                status,
+                reason,
+                None if score is None else Jsonb(score),
+                result,
+                None if fault is None else fault.component.value,
+                None if fault is None else fault.model,
+                match_id,
+            ),
         )
         return ended.rowcount == 1
 

@@ -41,7 +41,7 @@ def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> It
         cursor.itersize = batch
         cursor.execute(
             "SELECT m.id, m.tournament_id, tk.instance_id AS task, tk.language, tk.kind,"
-            "  m.a, m.b, m.status, m.result, m.score, m.reason,"
+            "  m.a, m.b, m.status, m.result, m.score, m.reason, m.fault, m.at_fault,"
             "  array_agg(json_build_object('submitter', r.submitter,"
             "    'reviewer', r.reviewer, 'winner', r.winner,"
             "    'patch_applies', r.record->'patch_applies',"

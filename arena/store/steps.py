@@ -88,3 +88,15 @@ def release_step(pool: Pool, key: str, owner: str, error: str) -> None:
             " WHERE key = %s AND owner = %s AND status = 'running'",
             (error[:4000], key, owner),
         )
+
+
+def give_up_step(pool: Pool, key: str, owner: str, error: str) -> bool:
+    """The step's last attempt raised: it is failed, and no worker takes it again. True when
+    this call gave it up (the claim was still this owner's)."""
+    with pool.connection() as conn:
+        given_up = conn.execute(
+            "UPDATE steps SET status = 'failed', owner = NULL, lease_until = NULL, error = %s,"
+            " updated_at = now() WHERE key = %s AND owner = %s AND status = 'running'",
+            (error[:4000], key, owner),
+        )
+        return given_up.rowcount == 1

@@ -6,8 +6,9 @@ Seeded: a 100-model rating snapshot (rated by the workers' own pure function), a
 the baselines whose first match carries hostile evidence (script tags, onerror images,
 javascript: links, ANSI escapes, megabytes of log), refused import lines and an invalid task for
 the corpus report, tasks whose pipelines came from CI job legs (chosen, tried, candidate,
-rejected) with an environment that deviates from what the job asks, and workers so a tournament
-started from the website really plays.
+rejected) with an environment that deviates from what the job asks, a tournament whose match a
+model's endpoint failed (the model at fault named), and workers so a tournament started from the
+website really plays.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pydantic import SecretStr
 
 from api.core.config import ApiSettings
 from api.main import create_app
+from arena.faults import Fault, FaultComponent
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
@@ -268,6 +270,37 @@ def seed_legs(pool: Pool) -> None:
         store_validation(pool, stored.id, task, verdict)
 
 
+FAULTY = "flaky-endpoint"  # a registered model whose endpoint refuses its configuration
+FAULT_TASK = "demo__rs-duration-units"  # played by no other seeded match
+FAULT_REASON = (
+    "step answer:2:0:0 failed after 3 attempts; last error: EndpointFault: model flaky-endpoint's"
+    " endpoint is at fault: http://127.0.0.1:9/v1/chat/completions refused the request:"
+    ' HTTP 401: {"error": {"message": "Incorrect API key provided"}}'
+)
+
+
+def seed_fault(pool: Pool, cache_dir: Path, specs: dict[str, Any]) -> None:
+    """A tournament whose one match failed because a model's endpoint refused its configuration,
+    as the workers leave it: the model at fault named, the tournament over."""
+    (task,) = [t for t in demo_tasks(cache_dir / "demo-repos") if t.instance_id == FAULT_TASK]
+    spec = {"name": FAULTY, "kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "x"}
+    tid = create_tournament(pool, {FAULTY: spec, "oracle": specs["oracle"]}, [task], "seeded")
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT id, task_id FROM matches WHERE tournament_id = %s", (tid,)
+        ).fetchone()
+        assert row is not None
+        conn.execute(
+            "UPDATE tournaments SET status = 'done', finished_at = now() WHERE id = %s", (tid,)
+        )
+    store_validation(pool, int(row["task_id"]), task,
+                     Validation(valid=True, fail_to_pass=("tests::units",),
+                                fingerprint=task.fingerprint()))  # fmt: skip
+    mark_running(pool, int(row["id"]))
+    fault = Fault(FaultComponent.MODEL_ENDPOINT, FAULTY)
+    assert end_match(pool, int(row["id"]), "failed", reason=FAULT_REASON, fault=fault)
+
+
 def seed(database_url: str, cache_dir: Path) -> None:
     """Stores the seeded data, and writes a one-task file for the import form to upload."""
     SEED_DIR.mkdir(parents=True, exist_ok=True)
@@ -307,6 +340,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
         end_match(pool, match_id, "done", score={"oracle": 1, "partial": 1}, result="tie")
         seed_corpus(pool, cache_dir)
         seed_legs(pool)
+        seed_fault(pool, cache_dir, specs)
     finally:
         pool.close()
 

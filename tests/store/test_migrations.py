@@ -16,7 +16,12 @@ def _columns(conn: psycopg.Connection[tuple[str, ...]], table: str) -> set[str]:
 
 
 def test_migrate_creates_the_schema_once(database_url: str) -> None:
-    assert migrate(database_url) == ["0001_schema", "0002_api", "0003_import_refusals"]
+    assert migrate(database_url) == [
+        "0001_schema",
+        "0002_api",
+        "0003_import_refusals",
+        "0004_match_faults",
+    ]
     assert migrate(database_url) == []
     with psycopg.connect(database_url) as conn:
         tables = {
@@ -39,6 +44,7 @@ def test_migrate_creates_the_schema_once(database_url: str) -> None:
             "import_refusals",
         } <= tables
         assert {"fingerprint", "validation"} <= _columns(conn, "tasks")
+        assert {"reason", "fault", "at_fault"} <= _columns(conn, "matches")
         assert {"raw_text", "diff"} & _columns(conn, "answers") == set()  # stored whole, as JSON
         assert {"scope", "scope_value", "computed_at", "match_count", "rows"} <= _columns(
             conn, "rating_snapshots"
@@ -56,7 +62,12 @@ def test_concurrent_migrations_apply_once(database_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(applied) == [[], [], [], ["0001_schema", "0002_api", "0003_import_refusals"]]
+    assert sorted(applied) == [
+        [],
+        [],
+        [],
+        ["0001_schema", "0002_api", "0003_import_refusals", "0004_match_faults"],
+    ]
 
 
 def _seed(conn: psycopg.Connection[tuple[str, ...]]) -> None:
@@ -115,3 +126,29 @@ def test_the_reverse_pair_is_another_match_but_a_model_never_meets_itself(
             conn.execute(
                 "INSERT INTO matches (id, tournament_id, task_id, a, b) VALUES (3, 1, 1, 'a', 'a')"
             )
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "status = 'failed', fault = 'the moon', at_fault = NULL",  # not a component
+        "status = 'failed', fault = 'model_endpoint', at_fault = NULL",  # whose endpoint?
+        "status = 'failed', fault = 'sandbox', at_fault = 'a'",  # a model, but not its endpoint
+        "status = 'failed', fault = 'model_endpoint', at_fault = 'c'",  # not one of the two
+        "status = 'done', fault = 'sandbox', at_fault = NULL",  # only a failed match has one
+    ],
+)
+def test_a_failed_matchs_fault_is_a_component_and_names_only_a_model_that_played(
+    database_url: str, fault: str
+) -> None:
+    migrate(database_url)
+    with psycopg.connect(database_url) as conn:
+        _seed(conn)
+        conn.execute("INSERT INTO models (name, spec) VALUES ('c', '{}')")
+        conn.execute(
+            "UPDATE matches SET status = 'failed', fault = 'model_endpoint', at_fault = 'b'"
+            " WHERE id = 1"
+        )
+        conn.execute("UPDATE matches SET status = 'failed', fault = 'worker', at_fault = NULL")
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(f"UPDATE matches SET {fault} WHERE id = 1")

@@ -6,7 +6,7 @@ import time
 
 from arena.store.migrate import migrate
 from arena.store.pool import open_pool
-from arena.store.steps import ClaimState, claim_step, finish_step, release_step
+from arena.store.steps import ClaimState, claim_step, finish_step, give_up_step, release_step
 
 
 def test_claims_keep_two_workers_off_one_step_and_count_attempts(database_url: str) -> None:
@@ -39,5 +39,19 @@ def test_a_dead_owners_lease_runs_out_and_a_done_step_stays_done(database_url: s
         assert claim_step(pool, "s", None, "w3", 30, 3).state is ClaimState.BUSY
         finish_step(pool, "s", "w2")
         assert claim_step(pool, "s", None, "w2", 30, 3).state is ClaimState.DONE
+    finally:
+        pool.close()
+
+
+def test_a_step_given_up_after_its_last_attempt_is_failed_for_everyone(database_url: str) -> None:
+    migrate(database_url)
+    pool = open_pool(database_url, max_size=2)
+    try:
+        assert claim_step(pool, "s", None, "w1", 30, 1).state is ClaimState.RUN
+        assert not give_up_step(pool, "s", "w2", "not mine")  # only the holder gives it up
+        assert give_up_step(pool, "s", "w1", "EndpointFault: HTTP 401")
+        assert not give_up_step(pool, "s", "w1", "twice")
+        after = claim_step(pool, "s", None, "w1", 30, 1)
+        assert (after.state, after.error) == (ClaimState.FAILED, "EndpointFault: HTTP 401")
     finally:
         pool.close()

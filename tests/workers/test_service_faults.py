@@ -174,13 +174,18 @@ def test_a_step_that_always_kills_its_worker_fails_its_match_and_the_rest_comple
     state = wait_for_status(env, tournament_id, timeout=300, check=restart_dead)
     assert state["status"] == "done"
     with psycopg.connect(env["ARENA_DATABASE_URL"]) as conn:
-        rows = conn.execute("SELECT a, b, status, reason FROM matches ORDER BY id").fetchall()
-    by_pair = {(a, b): (status, reason) for a, b, status, reason in rows}
-    assert by_pair[("oracle", "null")][0] == "done"
+        rows = conn.execute(
+            "SELECT a, b, status, reason, fault, at_fault FROM matches ORDER BY id"
+        ).fetchall()
+    by_pair = {
+        (a, b): (status, reason, fault, at_fault) for a, b, status, reason, fault, at_fault in rows
+    }
+    assert by_pair[("oracle", "null")][0] == "done" and by_pair[("oracle", "null")][2] is None
     for pair in (("oracle", "poison"), ("poison", "null")):
-        status, reason = by_pair[pair]
+        status, reason, fault, at_fault = by_pair[pair]
         assert status == "failed"
         assert "failed after 2 attempts" in reason and "its worker died each time" in reason
+        assert (fault, at_fault) == ("worker", None)  # the worker, not a model's endpoint
 
 
 @pytest.mark.parametrize("server", ["redis", "postgres"])

@@ -1,6 +1,7 @@
 // A list of matches, each a link to its evidence.
 import { Link } from "react-router";
 import type { MatchSummary } from "../api/client";
+import { faultLabel } from "../lib/faults";
 import { when } from "../lib/format";
 
 export function MatchTable({ matches }: { matches: MatchSummary[] }) {
@@ -20,7 +21,10 @@ export function MatchTable({ matches }: { matches: MatchSummary[] }) {
               <td>{m.language}</td>
               <td>{m.a}</td>
               <td>{m.b}</td>
-              <td className={`status-${m.status}`} title={m.reason ?? undefined}>{m.status}</td>
+              <td className={`status-${m.status}`} title={m.reason ?? undefined}>
+                {m.status}
+                {m.status === "failed" && m.fault && <span className="fault"> · {faultLabel(m.fault, m.at_fault)} at fault</span>}
+              </td>
               <td>{m.result ?? "–"}</td>
               <td>{m.score ? Object.entries(m.score).map(([k, v]) => `${k} ${v}`).join(" · ") : "–"}</td>
               <td>{when(m.finished_at)}</td>

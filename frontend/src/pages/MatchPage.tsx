@@ -8,6 +8,7 @@ import { DiffView } from "../components/DiffView";
 import { LogView } from "../components/LogView";
 import { Markdown } from "../components/Markdown";
 import { QueryState } from "../components/Status";
+import { FAULT_HELP, faultLabel } from "../lib/faults";
 import { secs, usd, when } from "../lib/format";
 import { stripAnsi } from "../lib/text";
 
@@ -136,6 +137,26 @@ function RoundView({ round }: { round: RoundEvidence }) {
   );
 }
 
+/** Who kept a failed match from finishing: a model's endpoint (named, loudly) or a component. */
+function FaultLine({ m }: { m: MatchEvidence }) {
+  const label = faultLabel(m.fault, m.at_fault);
+  return (
+    <p className="fault" data-testid="match-fault" role={m.at_fault ? "alert" : undefined}>
+      At fault:{" "}
+      {m.fault === null ? (
+        "not recorded"
+      ) : m.fault === "model_endpoint" && m.at_fault ? (
+        <strong>
+          model <Link to={`/models/${encodeURIComponent(m.at_fault)}`}>{m.at_fault}</Link>'s endpoint
+        </strong>
+      ) : (
+        <strong>{label}</strong>
+      )}
+      {m.fault !== null && <span className="hint"> ({FAULT_HELP[m.fault]})</span>}. Not scored: the match is left out of the ratings.
+    </p>
+  );
+}
+
 function Header({ m }: { m: MatchEvidence }) {
   return (
     <section className="card">
@@ -149,6 +170,7 @@ function Header({ m }: { m: MatchEvidence }) {
         {m.score ? ` · rounds won: ${Object.entries(m.score).map(([k, v]) => `${k} ${v}`).join(", ")}` : ""}
         {m.reason ? <span className="error-text"> · {stripAnsi(m.reason)}</span> : null}
       </p>
+      {m.status === "failed" && <FaultLine m={m} />}
       <p className="meta">
         {secs(m.latency_s)} of model time · {m.prompt_tokens + m.completion_tokens} tokens ({m.prompt_tokens} in, {m.completion_tokens} out) · cost {usd(m.cost)} · finished {when(m.finished_at)}
       </p>

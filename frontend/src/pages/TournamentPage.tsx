@@ -1,13 +1,33 @@
 // One tournament: settings, live progress from its events, its matches, and its leaderboard once over.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { adminToken, api, unwrap } from "../api/client";
+import { adminToken, api, unwrap, type TournamentOut } from "../api/client";
 import { useMatches, useTournament } from "../api/queries";
 import { MatchTable } from "../components/MatchTable";
 import { ProgressBar } from "../components/Progress";
 import { ErrorBox, QueryState } from "../components/Status";
+import { modelAtFaultLine } from "../lib/faults";
 import { when } from "../lib/format";
+import { stripAnsi } from "../lib/text";
 import { useTournamentEvents } from "../lib/sse";
+
+/** Loud, as `arena tournament` is: a dead endpoint is never mistaken for a model that answered nothing. */
+function ModelsAtFault({ t }: { t: TournamentOut }) {
+  if (t.models_at_fault.length === 0) return null;
+  return (
+    <div className="state error" role="alert" data-testid="models-at-fault">
+      <strong>{t.progress.failed} match(es) failed and are left out of the standings.</strong>
+      <ul>
+        {t.models_at_fault.map((m) => (
+          <li key={m.model}>
+            <strong>{modelAtFaultLine(m)};</strong> last: <span className="error-text">{stripAnsi(m.last_reason)}</span>{" "}
+            (<Link to={`/matches?tournament=${t.id}&model=${encodeURIComponent(m.model)}`}>its matches</Link>)
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 export function TournamentPage() {
   const id = Number(useParams().id);
@@ -38,6 +58,7 @@ export function TournamentPage() {
                 {" · "}started {when(t.created_at)}{t.finished_at ? `, finished ${when(t.finished_at)}` : ""}
               </p>
               <ProgressBar p={t.progress} />
+              <ModelsAtFault t={t} />
               <dl className="facts-list">
                 <dt>Models</dt><dd>{t.models.map((m) => <Link key={m} to={`/models/${encodeURIComponent(m)}`} className="chip">{m}</Link>)}</dd>
                 <dt>Tasks</dt><dd>{t.tasks}</dd>
