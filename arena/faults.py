@@ -34,8 +34,15 @@ class Fault:
             raise ValueError("a model is named exactly when its endpoint is at fault")
 
 
+class ReferenceRunFailed(SandboxError):
+    """The reference run `base + gold` stayed wrong: no round on the task can be judged.
+    Infrastructure (the protocol's "failed reference run"), never scored or cached."""
+
+
 def fault_of(exc: BaseException) -> Fault:
     """Whose fault an exception that stopped a step or a round is."""
+    if isinstance(exc, ReferenceRunFailed):
+        return Fault(FaultComponent.INFRASTRUCTURE)
     if isinstance(exc, EndpointFault):
         return Fault(FaultComponent.MODEL_ENDPOINT, exc.model)
     if isinstance(exc, SandboxError):

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from arena.ci import TaskCI
+from arena.faults import Fault, FaultComponent, ReferenceRunFailed, fault_of
 from arena.ownership import owned_test_ids
 from arena.patch_scope import neutral_variant, scope_patch
 from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
@@ -35,10 +36,6 @@ from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
 from ci_runner.workspace import Workspaces
-
-
-class ReferenceRunFailed(SandboxError):
-    """The reference run `base + gold` stayed wrong: the task's rounds cannot be judged."""
 
 
 class RoundRecord(BaseModel):
@@ -108,10 +105,11 @@ class MatchRecord(BaseModel):
 class MatchFailed(RuntimeError):
     """A match that infrastructure kept from finishing: recorded, never rated."""
 
-    def __init__(self, reason: str, at_fault: str | None = None) -> None:
+    def __init__(self, reason: str, fault: Fault) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.at_fault = at_fault  # the model whose endpoint failed, if one did
+        self.fault = fault
+        self.at_fault = fault.model  # the model whose endpoint failed, if one did
 
 
 class MatchFailure(BaseModel):
@@ -125,9 +123,11 @@ class MatchFailure(BaseModel):
     a: str
     b: str
     reason: str
+    fault: FaultComponent = FaultComponent.INFRASTRUCTURE
     at_fault: str | None = None
 
     def summary(self) -> dict[str, Any]:
+        """As the service's results lines: `fault` the component, `at_fault` the model."""
         return {
             "task": self.task,
             "language": self.language,
@@ -135,6 +135,7 @@ class MatchFailure(BaseModel):
             "a": self.a,
             "b": self.b,
             "failed": self.reason,
+            "fault": self.fault.value,
             "at_fault": self.at_fault,
         }
 
@@ -346,11 +347,12 @@ class Arena:
             except EndpointFault as exc:
                 if attempt + 1 == self._infra_attempts:
                     raise MatchFailed(
-                        f"{where}: {self._infra_attempts} attempts failed; last: {exc}", exc.model
+                        f"{where}: {self._infra_attempts} attempts failed; last: {exc}",
+                        fault_of(exc),
                     ) from exc
                 time.sleep(self._retry_delay_s * 2**attempt)
             except SandboxError as exc:
-                raise MatchFailed(f"{where}: infrastructure: {exc}") from exc
+                raise MatchFailed(f"{where}: infrastructure: {exc}", fault_of(exc)) from exc
         raise AssertionError("unreachable")
 
     def play_match(self, prepared: PreparedTask, a: Player, b: Player) -> MatchRecord:

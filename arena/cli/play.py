@@ -157,6 +157,7 @@ def tournament(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="matches played at once")] = 1,
 ) -> None:
     """Play every pair of models on every valid task, then print the standings."""
+    from arena.faults import fault_of
     from arena.match import MatchFailed, MatchFailure, PreparedTask
     from arena.runtime import build_runtime
     from arena.tasks.schema import TaskError
@@ -200,7 +201,7 @@ def tournament(
             try:
                 keep(runtime.arena.play_match(prepared, a, b))
             except Exception as exc:  # recorded with its reason, never lost
-                at_fault = exc.at_fault if isinstance(exc, MatchFailed) else None
+                fault = exc.fault if isinstance(exc, MatchFailed) else fault_of(exc)
                 reason = (
                     str(exc) if isinstance(exc, MatchFailed) else f"{type(exc).__name__}: {exc}"
                 )
@@ -212,7 +213,8 @@ def tournament(
                         a=a.name,
                         b=b.name,
                         reason=reason,
-                        at_fault=at_fault,
+                        fault=fault.component,
+                        at_fault=fault.model,
                     )
                 )
 
@@ -240,6 +242,7 @@ def tournament(
                                 a=a.name,
                                 b=b.name,
                                 reason=f"preparing the task failed: {exc}",
+                                fault=fault_of(exc).component,
                             )
                         )
                     progress.advance(bar, len(pairs))

@@ -11,7 +11,8 @@ import pytest
 
 from arena.ci import TaskCI
 from arena.edits import answer_to_diff
-from arena.match import Arena, ReferenceRunFailed
+from arena.faults import ReferenceRunFailed
+from arena.match import Arena
 from arena.players.base import Answer, Player, TaskContext
 from arena.players.baselines import OraclePlayer
 from arena.protocol import Winner
