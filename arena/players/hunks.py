@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$")
+from ci_runner.diff_text import read_diff
 
 
 @dataclass(frozen=True)
@@ -32,40 +32,18 @@ class FilePatch:
 
 
 def split_diff(text: str) -> list[FilePatch]:
-    files: list[FilePatch] = []
-    header: list[str] = []
-    hunks: list[Hunk] = []
-    current: list[str] | None = None
-    start = (0, 0, "")
-
-    def close_hunk() -> None:
-        nonlocal current
-        if current is not None:
-            hunks.append(Hunk(start[0], start[1], start[2], tuple(current)))
-            current = None
-
-    def close_file() -> None:
-        nonlocal header, hunks
-        close_hunk()
-        if header or hunks:
-            files.append(FilePatch(tuple(header), tuple(hunks)))
-        header, hunks = [], []
-
-    for line in text.splitlines(keepends=True):
-        if line.startswith("diff --git ") or (line.startswith("--- ") and current is not None):
-            close_file()
-            header.append(line)
-        elif match := _HUNK.match(line.rstrip("\n")):
-            close_hunk()
-            start = (int(match[1]), int(match[2]), match[3])
-            current = []
-        elif current is not None and line[:1] in (" ", "+", "-", "\\"):
-            current.append(line)
-        else:
-            close_hunk()
-            header.append(line)
-    close_file()
-    return files
+    """The diff's files and hunks, read as the runner reads them (`ci_runner.diff_text`):
+    each hunk holds the lines its counts say, so a removed `-- comment` line is not a header."""
+    return [
+        FilePatch(
+            file.header,
+            tuple(
+                Hunk(h.old_start or 1, h.new_start or 1, h.tail.rstrip("\r\n"), h.body)
+                for h in file.hunks
+            ),
+        )
+        for file in read_diff(text)
+    ]
 
 
 def join_diff(files: list[FilePatch]) -> str:
