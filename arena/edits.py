@@ -1,8 +1,11 @@
-"""Model answers into diffs: a unified diff, or SEARCH/REPLACE blocks applied to the base.
+"""Model answers into diffs: a unified diff, SEARCH/REPLACE blocks applied to the base, or both.
 
 Answers are read the way models write them: prose around fenced blocks, plain `--- a/x`
-diffs with miscounted hunks (normalized by `ci_runner.diff_text`, the one place diffs are
-repaired), and SEARCH/REPLACE blocks whose path is written in any of the usual ways.
+diffs with miscounted hunks, and SEARCH/REPLACE blocks whose path is written in any of the
+usual ways. The diff is found by its own structure (`ci_runner.diff_text`, the one place
+diffs are read and repaired), so a fence marker inside a hunk is content, not the fence's
+end. An answer is used whole or refused with the reason, never applied in part: a diff cut
+short, or a file edited both by a diff and by SEARCH/REPLACE blocks, is refused.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ci_runner.diff_text import check_text, normalize_diff
+from ci_runner.diff_text import FileDiff, check_text, normalize_diff, read_diff
 from ci_runner.errors import PatchError
 from ci_runner.patches import parse_diff
 
@@ -38,37 +41,6 @@ class Edit:
     path: str
     search: str
     replace: str
-
-
-def _fenced_blocks(text: str) -> list[str]:
-    """The contents of fenced blocks; an unclosed fence (a cut-off answer) runs to the end."""
-    blocks: list[str] = []
-    lines = text.splitlines(keepends=True)
-    i = 0
-    while i < len(lines):
-        opened = _FENCE.match(lines[i])
-        if not opened:
-            i += 1
-            continue
-        fence = opened.group(1)
-        end = next(
-            (j for j in range(i + 1, len(lines)) if lines[j].strip() == fence[0] * len(fence)),
-            len(lines),
-        )
-        blocks.append("".join(lines[i + 1 : end]))
-        i = end + 1
-    return blocks
-
-
-def _holds_file_header(text: str) -> bool:
-    return bool(re.search(r"^(?:diff --git |--- [^\n]*\n\+\+\+ )", text, re.MULTILINE))
-
-
-def _diff_candidates(text: str) -> list[str]:
-    candidates = [block for block in _fenced_blocks(text) if _holds_file_header(block)]
-    if not candidates and _holds_file_header(text):
-        candidates = [text]
-    return candidates
 
 
 def _looks_like_path(text: str) -> bool:
@@ -226,24 +198,64 @@ def edits_to_diff(edits: list[Edit], read_file: ReadFile) -> str:
     return diff
 
 
+def _outside(text: str, files: tuple[FileDiff, ...]) -> str:
+    """`text` with the lines the diff was read from left blank: nothing in a hunk is a marker."""
+    lines = text.splitlines(keepends=True)
+    for file in files:
+        lines[file.first_line : file.end_line] = ["\n"] * (file.end_line - file.first_line)
+    return "".join(lines)
+
+
+def _unified_part(text: str) -> str:
+    """The unified diff written in the answer, whole; EditError if it is cut short or broken."""
+    try:
+        normalized = normalize_diff(text)
+        if normalized.cut_short:
+            raise EditError(
+                f"the diff in the answer is cut short, so none of it is used: "
+                f"{normalized.cut_short}"
+            )
+        parse_diff(normalized.text)
+    except PatchError as exc:
+        raise EditError(f"the diff in the answer is malformed: {exc.reason}") from exc
+    return normalized.text
+
+
+def _touched(diff: str) -> set[str]:
+    return {
+        path
+        for patch in parse_diff(diff)
+        if patch is not None
+        for path in (patch.delta.old_file.path, patch.delta.new_file.path)
+    }
+
+
 def answer_to_diff(text: str, read_file: ReadFile) -> str:
-    """The diff an answer stands for; EditError if it holds neither form, or a broken one."""
+    """The diff an answer stands for: its unified diff, its SEARCH/REPLACE blocks, or both in
+    the answer's order when they change different files. EditError saying why when it holds
+    neither, a broken or cut-short diff, or a file edited in both forms."""
     if not text or text.isspace():
         raise EditError("the answer is empty")
     try:
         check_text(text)
     except PatchError as exc:
         raise EditError(f"the answer cannot be used: {exc.reason}") from exc
-    edits = parse_search_replace(text)
-    if edits:
-        return edits_to_diff(edits, read_file)
-    candidates = _diff_candidates(text)
-    if not candidates:
-        raise EditError("the answer holds neither a unified diff nor SEARCH/REPLACE blocks")
-    joined = "".join(c if c.endswith("\n") else c + "\n" for c in candidates)
-    try:
-        diff = normalize_diff(joined).text
-        parse_diff(diff)
-    except PatchError as exc:
-        raise EditError(f"the diff in the answer is malformed: {exc.reason}") from exc
-    return diff
+    files = read_diff(text)
+    outside = _outside(text, files)
+    edits = parse_search_replace(outside)
+    diff = _unified_part(text) if files else None
+    if not edits:
+        if diff is None:
+            raise EditError("the answer holds neither a unified diff nor SEARCH/REPLACE blocks")
+        return diff
+    blocks = edits_to_diff(edits, read_file)
+    if diff is None:
+        return blocks
+    both = sorted(_touched(diff) & _touched(blocks))
+    if both:
+        raise EditError(
+            f"the answer edits {', '.join(both)} both in a unified diff and in SEARCH/REPLACE "
+            "blocks, so it is unclear which is meant"
+        )
+    first_block = next(i for i, line in enumerate(outside.splitlines()) if _SEARCH.match(line))
+    return diff + blocks if files[0].first_line < first_block else blocks + diff
