@@ -203,10 +203,12 @@ def _read_body(lines: list[str], i: int, hunk: _Hunk) -> int:
     """Read the hunk's lines from `lines[i:]` into its body; the index of the line after it.
 
     A hunk with numbers takes exactly the lines its counts say, whatever they look like.
-    Its counts are wrong, and the body decides, when a line that cannot be a hunk line
-    comes before they are met, or when more hunk lines follow them straight up to another
-    hunk, file or closing fence; otherwise what follows is not the hunk's (prose, a bullet).
+    Its counts are wrong, and the body decides as `git apply --recount` does, when a line
+    that cannot be a hunk line comes before they are met, or when more hunk lines follow them
+    straight up to another hunk, file or closing fence; otherwise what follows the counted
+    lines is not the hunk's (prose, a bullet). A hunk the text ends inside of is cut short.
     """
+    start = i
     if hunk.old_start is not None:
         old_left = 1 if hunk.old_count is None else hunk.old_count
         new_left = 1 if hunk.new_count is None else hunk.new_count
@@ -226,8 +228,10 @@ def _read_body(lines: list[str], i: int, hunk: _Hunk) -> int:
                 hunk.body.extend(lines[i:run_end])
                 i = run_end
             return i
-        if i == len(lines):
-            hunk.cut_short = True
+        hunk.cut_short = i == len(lines)
+        if not hunk.cut_short:
+            hunk.body.clear()
+            i = start
     while i < len(lines) and _takes(lines[i]) is not None and not _is_file_header(lines, i):
         hunk.body.append(lines[i])
         i += 1
