@@ -3,7 +3,7 @@
 import pygit2
 
 from arena.players.baselines import partial_patch, partial_tests
-from arena.players.hunks import keep_first_hunks, split_diff
+from arena.players.hunks import join_diff, keep_first_hunks, split_diff
 
 TWO_FILES = (
     "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n"
@@ -35,3 +35,16 @@ def test_partial_tests_keep_the_first_test_with_recounted_headers() -> None:
 def test_single_hunk_patches_have_nothing_to_drop() -> None:
     single = "diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-z = 1\n+z = 2\n"
     assert partial_patch(single) == ""
+
+
+def test_a_removed_comment_line_starting_with_dashes_stays_in_its_hunk() -> None:
+    """`-- old` removed from a Lua or SQL file is `--- old`: the counts say it is a hunk line."""
+    lua = (
+        "diff --git a/init.lua b/init.lua\n--- a/init.lua\n+++ b/init.lua\n"
+        "@@ -1,3 +1,3 @@\n--- old comment\n+++ new comment\n local x = 1\n-return x\n+return x + 1\n"
+        "diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-z = 1\n+z = 2\n"
+    )
+    files = split_diff(lua)
+    assert [len(f.hunks) for f in files] == [1, 1]
+    assert files[0].hunks[0].lines[:2] == ("--- old comment\n", "+++ new comment\n")
+    assert join_diff(files) == lua.replace("@@ -1 +1 @@", "@@ -1,1 +1,1 @@")
