@@ -17,6 +17,8 @@ FILES: dict[str, str] = {
     "win/legacy.py": "def old():\r\n    return 1\r\n",
     "a/b.txt": "inside a\n",
     "nonl.txt": "first\nlast",
+    "docs/usage.md": "# Usage\n\n```python\nfrom pkg.calc import add\nadd(1, 2)\n```\n\nReturns -1.\n",
+    "docs/ops.md": "Unary operators:\n-- increments a number\n-- decrements a number\n",
 }
 
 
