@@ -31,6 +31,10 @@ class FilePatch:
         return "".join(self.header) + "".join(h.render() for h in self.hunks)
 
 
+def _start(line: int | None) -> int:
+    return 1 if line is None else line  # `@@` without numbers: placed as the runner places it
+
+
 def split_diff(text: str) -> list[FilePatch]:
     """The diff's files and hunks, read as the runner reads them (`ci_runner.diff_text`):
     each hunk holds the lines its counts say, so a removed `-- comment` line is not a header."""
@@ -38,7 +42,7 @@ def split_diff(text: str) -> list[FilePatch]:
         FilePatch(
             file.header,
             tuple(
-                Hunk(h.old_start or 1, h.new_start or 1, h.tail.rstrip("\r\n"), h.body)
+                Hunk(_start(h.old_start), _start(h.new_start), h.tail.rstrip("\r\n"), h.body)
                 for h in file.hunks
             ),
         )

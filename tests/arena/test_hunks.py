@@ -48,3 +48,9 @@ def test_a_removed_comment_line_starting_with_dashes_stays_in_its_hunk() -> None
     assert [len(f.hunks) for f in files] == [1, 1]
     assert files[0].hunks[0].lines[:2] == ("--- old comment\n", "+++ new comment\n")
     assert join_diff(files) == lua.replace("@@ -1 +1 @@", "@@ -1,1 +1,1 @@")
+
+
+def test_a_new_files_hunk_starts_at_line_zero() -> None:
+    new = "diff --git a/n.py b/n.py\nnew file mode 100644\n--- /dev/null\n+++ b/n.py\n@@ -0,0 +1 @@\n+x\n"
+    (file,) = split_diff(new)
+    assert (file.hunks[0].old_start, file.hunks[0].new_start) == (0, 1)
