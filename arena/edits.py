@@ -10,11 +10,11 @@ short, or a file edited both by a diff and by SEARCH/REPLACE blocks, is refused.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from arena.unified import unified_diff
 from ci_runner.diff_text import FileDiff, check_text, normalize_diff, read_diff
 from ci_runner.errors import PatchError
 from ci_runner.patches import parse_diff
@@ -111,20 +111,6 @@ def parse_search_replace(text: str) -> list[Edit]:
     return edits
 
 
-def _unified(path: str, before: str | None, after: str) -> str:
-    old = (before or "").splitlines(keepends=True)
-    new = after.splitlines(keepends=True)
-    header = f"diff --git a/{path} b/{path}\n"
-    if before is None:
-        header += "new file mode 100644\n"
-    body = []
-    for line in difflib.unified_diff(
-        old, new, fromfile="/dev/null" if before is None else f"a/{path}", tofile=f"b/{path}", n=3
-    ):
-        body.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return header + "".join(body) if body else ""
-
-
 def _resolve(path: str, read_file: ReadFile) -> str:
     """Drop a diff-style `a/` or `b/` only when the path exists without it and not with it."""
     if (
@@ -192,7 +178,7 @@ def edits_to_diff(edits: list[Edit], read_file: ReadFile) -> str:
             originals[path] = read_file(path)
             current[path] = originals[path] or ""
         current[path] = _replace_once(path, current[path], edit, originals[path] is not None)
-    diff = "".join(_unified(p, originals[p], current[p]) for p in current)
+    diff = "".join(unified_diff(p, originals[p], current[p]) for p in current)
     if not diff:
         raise EditError("the SEARCH/REPLACE blocks change nothing")
     return diff
