@@ -198,7 +198,7 @@ def _unified_part(text: str) -> str:
         normalized = normalize_diff(text)
         if normalized.cut_short:
             raise EditError(
-                f"the diff in the answer is cut short, so none of it is used: "
+                "the diff in the answer is cut short, so none of it is used: "
                 f"{normalized.cut_short}"
             )
         parse_diff(normalized.text)
