@@ -361,11 +361,17 @@ class DockerSandbox(Sandbox):
         self._mark = (created, exec_id)
         return exec_id
 
-    def _start_failed(self, exc: BaseException, what: str) -> NoReturn:
-        """An exec that was created but could not be started: the engine's fault unless the
-        sandbox stopped meanwhile."""
+    def _start_failed(self, exc: BaseException, what: str) -> Stop:
+        """An exec that was created but could not be started: the engine's fault, unless the
+        sandbox stopped meanwhile (SandboxDied or SandboxLost) or the runtime could not start
+        it because of the sandbox itself (the Stop, for the caller to report)."""
         if not self._running():
             self._went_down(self._who_stopped())
+        if _RUNTIME_MESSAGE in str(exc):
+            stop = self._stopped(self._who_stopped())
+            if stop.down:
+                raise SandboxDied(f"cannot {what}: {stop.how}", stop.cause) from exc
+            return stop
         raise SandboxError(f"cannot {what}: {exc}") from exc
 
     def _exit_code(self, exec_id: str) -> int | None:
@@ -415,7 +421,15 @@ class DockerSandbox(Sandbox):
         try:
             stream = self._client.api.exec_start(exec_id, stream=True, demux=False)
         except ENGINE_ERRORS as exc:
-            self._start_failed(exc, "exec in the sandbox")
+            stop = self._start_failed(exc, "exec in the sandbox")
+            return ExecResult(
+                exit_code=None,
+                output=f"{exc}\n",
+                truncated=False,
+                timed_out=False,
+                duration_s=time.monotonic() - started,
+                stopped_by=stop.cause,
+            )
         buffer = OutputBuffer(max_output_bytes)
         failure: list[BaseException] = []
 
@@ -442,20 +456,19 @@ class DockerSandbox(Sandbox):
         duration = time.monotonic() - started
         exit_code = self._exit_code(exec_id)
         output = buffer.text()
-        stop = None
+        stopped: Stop | None = None
         if _suspicious(exit_code, output):
             if failure and exit_code is None and self._running():
                 raise SandboxError(f"lost the output stream of a step: {failure[0]}")
-            stop = self._who_stopped(oom_grace=exit_code == _KILLED_BY_SIGKILL)
-            self._stopped(stop)
+            stopped = self._stopped(self._who_stopped(oom_grace=exit_code == _KILLED_BY_SIGKILL))
         return ExecResult(
             exit_code=exit_code,
             output=output,
             truncated=buffer.truncated,
             timed_out=False,
             duration_s=duration,
-            sandbox_died=stop is not None and stop.down,
-            stopped_by=None if stop is None else stop.cause,
+            sandbox_died=stopped is not None and stopped.down,
+            stopped_by=None if stopped is None else stopped.cause,
         )
 
     def write_tree(self, source: Path, destination: str) -> None:
@@ -489,7 +502,8 @@ class DockerSandbox(Sandbox):
         try:
             handle = self._client.api.exec_start(exec_id, socket=True)
         except ENGINE_ERRORS as exc:
-            self._start_failed(exc, what)
+            stop = self._start_failed(exc, what)
+            raise SandboxDied(f"cannot {what}: {stop.how}", stop.cause) from exc
         sock = _raw(handle)
         broken: OSError | None = None
         try:
@@ -535,9 +549,10 @@ class DockerSandbox(Sandbox):
             out, err = self._client.api.exec_start(exec_id, demux=True)
         except ENGINE_ERRORS as exc:
             try:
-                self._start_failed(exc, f"read {path} from the sandbox")
+                stop = self._start_failed(exc, f"read {path} from the sandbox")
             except SandboxDied as died:
                 raise SandboxFileError(f"cannot read {path}: {died}", died.cause) from exc
+            raise SandboxFileError(f"cannot read {path}: {stop.how}", stop.cause) from exc
         code = self._exit_code(exec_id)
         detail = (err or b"").decode("utf-8", errors="replace").strip()
         if code == 0:
