@@ -2,8 +2,10 @@
 
 A CI run is a pure function of (repo, commit, pipeline, image id, limits, diffs), so a result
 once finished is never recomputed: validation, rounds and reruns share it. A timeout is re-run
-once before it counts (load can cause one) and is never cached; infrastructure faults raise
-and are never cached.
+once before it counts (load can cause one) and is never cached; infrastructure faults (a
+sandbox stopped from outside, or by no one the engine can name) raise SandboxError and are
+never cached. The rule lives here once; where results are kept (a directory, a table) is
+the only thing a subclass changes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,21 @@ from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
+
+
+def run_key(request: CIRequest, image_id: str, replica: int) -> str:
+    """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica.
+
+    Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes."""
+    keyed = {"request": request.model_dump(mode="json"), "image_id": image_id, "replica": replica}
+    return hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
+
+
+def cacheable(result: CIResult) -> bool:
+    """Whether a finished run may be kept: not a timeout, nor a step stopped by anything
+    but the sandbox's own processes (those raise before a result exists; never kept)."""
+    outside = any(s.stopped_by is not None and s.stopped_by.is_infrastructure for s in result.steps)
+    return result.status is not CIStatus.TIMEOUT and not outside
 
 
 def environment_spec(task: Task) -> EnvironmentSpec:
@@ -81,37 +98,48 @@ class TaskCI:
             limits=self._limits,
         )
 
-    def _cache_path(self, request: CIRequest, replica: int) -> Path | None:
-        """Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes."""
-        if self._cache_dir is None:
-            return None
-        keyed = {
-            "request": request.model_dump(mode="json"),
-            "image_id": self._images.image_id(request.image),
-            "replica": replica,
-        }
-        key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
-        return self._cache_dir / key[:2] / f"{key}.json"
-
     def run(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
-        """`replica` numbers independent runs of the same tree (validation runs each twice)."""
+        """`replica` numbers independent runs of the same tree (validation runs each twice).
+
+        Raises SandboxError for an infrastructure fault, before anything is kept."""
         request = self.request_for(task, diffs)
-        path = self._cache_path(request, replica)
-        if path is not None and path.is_file():
-            return CIResult.model_validate_json(path.read_text())
+        key = None
+        if self._keeps_results():
+            key = run_key(request, self._images.image_id(request.image), replica)
+            kept = self._load(key)
+            if kept is not None:
+                return kept
         result = self._runner.run(request)
         if result.status is CIStatus.TIMEOUT:
             result = self._runner.run(request)
-        if path is not None and result.status is not CIStatus.TIMEOUT:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
-            tmp.write_text(result.model_dump_json())
-            tmp.replace(path)
+        if key is not None and cacheable(result):
+            self._keep(key, request, result)
         return result
 
+    def _keeps_results(self) -> bool:
+        return self._cache_dir is not None
+
+    def _path(self, key: str) -> Path:
+        assert self._cache_dir is not None
+        return self._cache_dir / key[:2] / f"{key}.json"
+
+    def _load(self, key: str) -> CIResult | None:
+        path = self._path(key)
+        return CIResult.model_validate_json(path.read_text()) if path.is_file() else None
+
+    def _keep(self, key: str, request: CIRequest, result: CIResult) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
+        tmp.write_text(result.model_dump_json())
+        tmp.replace(path)
+
+    def _drop(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
     def forget(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> None:
-        """Drop a cached result the engine found wrong (a failed reference run): the next
-        run of the same tree runs again."""
-        path = self._cache_path(self.request_for(task, diffs), replica)
-        if path is not None:
-            path.unlink(missing_ok=True)
+        """Drop a kept result the engine found wrong (a failed reference run): the next run
+        of the same tree runs again."""
+        if self._keeps_results():
+            request = self.request_for(task, diffs)
+            self._drop(run_key(request, self._images.image_id(request.image), replica))

@@ -52,7 +52,7 @@ from ci_runner.runner_setup import (
     shim_files,
 )
 from ci_runner.runner_setup import build_env as runner_build_env
-from ci_runner.sandbox.base import SandboxFileError
+from ci_runner.sandbox.base import SandboxDied, SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
 from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
 from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
@@ -609,13 +609,16 @@ class EnvironmentBuilder:
         workdir: str = ".",
         timeout_s: float = _COLLECT_TIMEOUT_S,
     ) -> tuple[bool, str, int | None]:
-        done = box.exec(
-            command,
-            env=env,
-            workdir=posixpath.normpath(f"{WORKSPACE}/{workdir}"),
-            timeout_s=timeout_s,
-            max_output_bytes=self._settings.limits.max_output_bytes,
-        )
+        try:
+            done = box.exec(
+                command,
+                env=env,
+                workdir=posixpath.normpath(f"{WORKSPACE}/{workdir}"),
+                timeout_s=timeout_s,
+                max_output_bytes=self._settings.limits.max_output_bytes,
+            )
+        except SandboxDied as exc:  # brought down by its own processes: the task's setup
+            raise EnvironmentBuildError(f"{what}: {exc}") from exc
         if done.timed_out:
             raise EnvironmentBuildError(
                 f"{what} timed out after {timeout_s:.0f}s:\n{_tail(done.output)}"

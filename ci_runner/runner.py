@@ -24,6 +24,7 @@ from ci_runner.reports.console import parse_console
 from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox
 from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
+from ci_runner.stops import StopCause
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
 from ci_runner.workspace import Workspaces, remove_tree
 
@@ -88,6 +89,8 @@ class CIRunner:
                     tests, report_error = self._collect_report(
                         sandbox, request.pipeline, steps, limits
                     )
+                # its own processes kept the report from being read (a daemon, a fork bomb)
+                stopped_after = None if any(s.stopped_by for s in steps) else sandbox.stopped_by
         finally:
             _discard(run_dir)
         distrust = (
@@ -97,7 +100,7 @@ class CIRunner:
                 runner_summary((s.log, s.truncated) for s in steps if not s.skipped), tests
             )
         )
-        status, error = overall_status(steps, tests, report_error, limits.memory_mb, distrust)
+        status, error = overall_status(steps, tests, report_error, limits, distrust, stopped_after)
         return CIResult(
             status=status,
             steps=steps,
@@ -157,9 +160,15 @@ class CIRunner:
                 timeout_s=min(step.timeout_s, remaining),
                 max_output_bytes=limits.max_output_bytes,
             )
-        except SandboxDied as exc:
+        except SandboxDied as exc:  # down by its own doing; SandboxLost (outside) raises on
             return StepResult(
-                name=step.name, exit_code=None, duration_s=0.0, log=str(exc), sandbox_died=True
+                name=step.name,
+                exit_code=None,
+                duration_s=0.0,
+                log=str(exc),
+                oom_killed=exc.cause is StopCause.MEMORY,
+                sandbox_died=True,
+                stopped_by=exc.cause,
             )
         return StepResult(
             name=step.name,
@@ -170,6 +179,7 @@ class CIRunner:
             timed_out=done.timed_out,
             oom_killed=done.oom_killed,
             sandbox_died=done.sandbox_died,
+            stopped_by=done.stopped_by,
         )
 
     def _junit_written(

@@ -5,6 +5,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from ci_runner.pipeline import Pipeline
+from ci_runner.stops import StopCause
 
 
 class TestOutcome(StrEnum):
@@ -64,6 +65,11 @@ class StepResult(BaseModel):
     oom_killed: bool = False
     skipped: bool = False
     sandbox_died: bool = False
+    stopped_by: StopCause | None = Field(
+        default=None,
+        description="what stopped the step, or the sandbox, from inside: its own processes, "
+        "its memory or process limit (a stop from outside raises instead: never a result)",
+    )
 
     @property
     def succeeded(self) -> bool:

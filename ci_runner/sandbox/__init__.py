@@ -1,8 +1,15 @@
 """Where untrusted pipeline steps run: one abstract interface, a Docker provider beside it."""
 
-from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox.base import (
+    ExecResult,
+    Sandbox,
+    SandboxDied,
+    SandboxFileError,
+    SandboxLost,
+)
 from ci_runner.sandbox.docker import DockerSandbox, sweep_orphans
 from ci_runner.sandbox.limits import OutputBuffer
+from ci_runner.stops import StopCause
 
 __all__ = [
     "DockerSandbox",
@@ -11,5 +18,7 @@ __all__ = [
     "Sandbox",
     "SandboxDied",
     "SandboxFileError",
+    "SandboxLost",
+    "StopCause",
     "sweep_orphans",
 ]

@@ -6,8 +6,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from ci_runner.errors import CIError, SandboxError
+from ci_runner.stops import StopCause
 
 
 @dataclass(frozen=True)
@@ -16,17 +18,48 @@ class ExecResult:
     output: str
     truncated: bool
     timed_out: bool
-    oom_killed: bool
     duration_s: float
     sandbox_died: bool = False
+    stopped_by: StopCause | None = None
+    """Set when the process was stopped, or could not start, because of the sandbox's own
+    processes, memory or process limit; `sandbox_died` when the whole sandbox went down."""
+
+    @property
+    def oom_killed(self) -> bool:
+        return self.stopped_by is StopCause.MEMORY
 
 
 class SandboxFileError(CIError):
-    """A file asked of the sandbox is missing, not a regular file, or too large."""
+    """A file asked of the sandbox is missing, not a regular file, or too large, or the
+    sandbox's own processes stopped the reading (`stopped_by`)."""
+
+    def __init__(self, message: str, stopped_by: StopCause | None = None) -> None:
+        super().__init__(message)
+        self.stopped_by = stopped_by
 
 
-class SandboxDied(SandboxError):
-    """The sandbox stopped under us; only the code inside can cause that, so it is its fault."""
+class SandboxDied(CIError):
+    """The sandbox is down because of its own processes, its limits or a timeout: the fault
+    of the code under test, not of the infrastructure."""
+
+    def __init__(self, message: str, cause: StopCause) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[type[Self], tuple[str, StopCause]]:
+        return type(self), (str(self), self.cause)  # the cause survives pickling (Celery)
+
+
+class SandboxLost(SandboxError):
+    """The sandbox was stopped from outside, or the engine cannot say by whom: an
+    infrastructure fault, retried and never scored or cached."""
+
+    def __init__(self, message: str, cause: StopCause) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[type[Self], tuple[str, StopCause]]:
+        return type(self), (str(self), self.cause)  # the cause survives pickling (Celery)
 
 
 class Sandbox(ABC):
@@ -35,6 +68,11 @@ class Sandbox(ABC):
     No host path is shared with it: files go in with `write_tree`/`write_file` and come out
     with `read_file`. Each `exec` and `read_file` first kills every process the sandboxed
     user left running, so a daemon of one step can never touch the next step or a report.
+
+    Who stops a sandbox or a process in it decides whose fault that is (see StopCause): its
+    own processes, memory or process limit give a result (`ExecResult.stopped_by`) or raise
+    SandboxDied or SandboxFileError; a stop from outside, or one the provider cannot explain
+    from its engine's facts, raises SandboxLost, an infrastructure fault.
     """
 
     @abstractmethod
@@ -63,6 +101,12 @@ class Sandbox(ABC):
 
         Raises SandboxFileError when it is missing, not a regular file or over `max_bytes`.
         """
+
+    @property
+    @abstractmethod
+    def stopped_by(self) -> StopCause | None:
+        """What first stopped a process the runner started here, or the sandbox, because of
+        the sandbox itself (its own processes or limits); None while nothing did."""
 
     @abstractmethod
     def kill(self) -> None:

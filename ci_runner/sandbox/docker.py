@@ -1,4 +1,9 @@
-"""The Docker sandbox: one locked-down container per CI run, always removed."""
+"""The Docker sandbox: one locked-down container per CI run, always removed.
+
+Who stopped it, or a process the runner started in it, is read from the engine's facts:
+its events (a `kill` sent through the engine, an `oom`), its state, its process count, and
+whether a process of root's, which the sandbox user cannot signal, still starts in it.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,9 @@ import tarfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import docker
 import docker.errors
@@ -24,13 +30,28 @@ from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
 from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, SANDBOX_UID, WORKSPACE
 from ci_runner.owners import pid_alive
-from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox.base import (
+    ExecResult,
+    Sandbox,
+    SandboxDied,
+    SandboxFileError,
+    SandboxLost,
+)
 from ci_runner.sandbox.limits import OutputBuffer
 from ci_runner.sandbox.seccomp import seccomp_profile
+from ci_runner.stops import StopCause
 from ci_runner.types import Limits
 
 LABEL = "arena.ci"
 _KILLED_BY_SIGKILL = 137
+_SIGNALLED = 128  # an exit status above: killed by signal (status - 128)
+_RUNTIME_FAILED = 126  # with the engine's message: the runtime could not start the process
+_RUNTIME_MESSAGE = "runtime exec failed"  # "OCI runtime exec failed: ..."
+_GAVE_UP = 125  # the prologue (_ALONE) could not stop what the sandbox user left running
+_GAVE_UP_MESSAGE = "arena: cannot stop the processes left running"  # what it then says
+_SETTLE_S = 10.0  # how long a sandbox in which nothing starts may take to be seen stopped
+_PIDS_SLACK = 4  # processes the runtime needs in the sandbox to start one there
+_CLOCK_SLACK_S = 5.0  # events are asked for from a little earlier than our clock says
 
 
 def sandbox_uid() -> int:
@@ -139,6 +160,89 @@ class _SocketWriter(io.RawIOBase):
         return len(data)
 
 
+@dataclass(frozen=True)
+class Stop:
+    """Who stopped a process of the runner's, or the sandbox, and what the engine said."""
+
+    cause: StopCause
+    down: bool  # the sandbox itself is no longer running
+    how: str
+
+
+@dataclass(frozen=True)
+class StopFacts:
+    """What the engine says of a sandbox once a process of the runner's ended oddly."""
+
+    removed: bool  # the container is gone
+    running: bool
+    root_starts: bool  # a process of root's, which the sandbox user cannot signal, starts
+    oom: bool  # an `oom` event since the runner's latest process, or the state's OOMKilled
+    kills: tuple[str, ...]  # the signals of `kill` events since then: sent through the engine
+    pids: tuple[int, int] | None  # (in use, limit) when too few are left to start a process
+    covered: bool  # the events reach back to the creation of the runner's latest process
+    exit_code: int | None = None  # the container's, once stopped
+
+
+def judge_stop(facts: StopFacts) -> Stop:
+    """Who stopped it, in this order (swing-protocol.md, "Faults").
+
+    A `kill` sent through the engine, or the container's removal, is from outside: the
+    sandbox user cannot signal the keep-alive, which runs as root. An `oom` is its memory
+    limit, and no process starting while its process count is at its limit is its own
+    processes' doing. While a process of root's still starts in it, only its own processes
+    can have stopped the runner's. Stopped with no kill, in events that cover the runner's
+    latest process, its own processes brought it down. Anything else: unknown.
+    """
+    if facts.kills:
+        signals = ", ".join(sorted(set(facts.kills)))
+        return Stop(StopCause.OUTSIDE, True, f"a kill (signal {signals}) sent through the engine")
+    if facts.removed:
+        return Stop(StopCause.OUTSIDE, True, "its container was removed through the engine")
+    down = not facts.running
+    if facts.oom:
+        return Stop(StopCause.MEMORY, down, "its memory limit was exceeded")
+    if facts.pids is not None and facts.running:
+        used, limit = facts.pids
+        return Stop(
+            StopCause.PIDS,
+            False,
+            f"its own processes used up its process limit ({used} of {limit}): "
+            "the runner's process could not start",
+        )
+    if facts.running and facts.root_starts:
+        return Stop(
+            StopCause.OWN_PROCESSES,
+            False,
+            "its own processes (left running by the code under test) stopped the runner's",
+        )
+    if facts.running:
+        return Stop(
+            StopCause.UNKNOWN, True, "no process starts in it, though none of its limits is hit"
+        )
+    if facts.covered:
+        return Stop(
+            StopCause.OWN_PROCESSES,
+            True,
+            f"it stopped (exit {facts.exit_code}) with no kill sent to it through the engine",
+        )
+    return Stop(
+        StopCause.UNKNOWN,
+        True,
+        f"it stopped (exit {facts.exit_code}) and the engine's events no longer reach back "
+        "to the runner's latest process",
+    )
+
+
+def _suspicious(code: int | None, text: str) -> bool:
+    """An exit the runner's process may not have chosen itself: no status, a signal, a
+    process the runtime could not start, or the prologue giving up on what was left running."""
+    if code is None or code > _SIGNALLED:
+        return True
+    if code == _RUNTIME_FAILED:
+        return _RUNTIME_MESSAGE in text[:2000]
+    return code == _GAVE_UP and _GAVE_UP_MESSAGE in text
+
+
 class DockerSandbox(Sandbox):
     """A container with no network, no capabilities, a read-only root and hard limits.
 
@@ -158,7 +262,11 @@ class DockerSandbox(Sandbox):
         self._container = container
         self._uid = 0 if as_root else sandbox_uid()
         self._prologue = "" if as_root else _ALONE
-        self._dead = False
+        self._down: Stop | None = None  # why no process can run here any more
+        self._first_stop: StopCause | None = None
+        # the runner's latest process: the engine's events from its creation on say who
+        # stopped it or the sandbox (None: none yet, the container's start is the mark)
+        self._mark: tuple[float, str | None] = (time.time(), None)
         self._closed = False
 
     @property
@@ -168,6 +276,10 @@ class DockerSandbox(Sandbox):
     @property
     def client(self) -> docker.DockerClient:
         return self._client
+
+    @property
+    def stopped_by(self) -> StopCause | None:
+        return self._first_stop
 
     @classmethod
     def start(cls, client: docker.DockerClient, image: str, limits: Limits) -> DockerSandbox:
@@ -222,38 +334,71 @@ class DockerSandbox(Sandbox):
             raise
         return sandbox
 
+    def _usable(self) -> None:
+        """Raise if the sandbox is down: SandboxLost when that was not its own doing."""
+        stop = self._down
+        if stop is None:
+            return
+        if stop.cause.is_infrastructure:
+            raise _lost(stop)
+        raise SandboxDied(f"the sandbox is down ({stop.how}); start a new one", stop.cause)
+
     def _exec_create(self, argv: list[str], **options: Any) -> str:
-        if self._dead:
-            raise SandboxDied("the sandbox was killed; start a new one")
+        self._usable()
+        created = time.time()
         try:
-            return str(
+            exec_id = str(
                 self._client.api.exec_create(
                     self.container_id, argv, user=f"{self._uid}:{self._uid}", **options
                 )["Id"]
             )
         except docker.errors.APIError as exc:
-            if exc.status_code == 409 or not self._running():  # not running: it died
-                self._dead = True
-                raise SandboxDied(f"the sandbox stopped: {exc.explanation}") from exc
+            if exc.status_code in (404, 409) or not self._running():
+                self._went_down(self._who_stopped())  # it is no longer running: who stopped it?
             raise SandboxError(f"cannot exec in the sandbox: {exc}") from exc
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"cannot exec in the sandbox: {exc}") from exc
+        self._mark = (created, exec_id)
+        return exec_id
+
+    def _start_failed(self, exc: BaseException, what: str) -> Stop:
+        """An exec that was created but could not be started: the engine's fault, unless the
+        sandbox stopped meanwhile (SandboxDied or SandboxLost) or the runtime could not start
+        it because of the sandbox itself (the Stop, for the caller to report)."""
+        if not self._running():
+            self._went_down(self._who_stopped())
+        if _RUNTIME_MESSAGE in str(exc):
+            stop = self._stopped(self._who_stopped())
+            if stop.down:
+                raise SandboxDied(f"cannot {what}: {stop.how}", stop.cause) from exc
+            return stop
+        raise SandboxError(f"cannot {what}: {exc}") from exc
 
     def _exit_code(self, exec_id: str) -> int | None:
-        try:
-            code = self._client.api.exec_inspect(exec_id).get("ExitCode")
-        except ENGINE_ERRORS as exc:
-            raise SandboxError(f"cannot read the exit code of a step: {exc}") from exc
-        return None if code is None else int(code)
+        """The exit status of an exec whose output has ended; None if it never had one."""
+        deadline = time.monotonic() + _SETTLE_S
+        while True:
+            try:
+                state = self._client.api.exec_inspect(exec_id)
+            except ENGINE_ERRORS as exc:
+                raise SandboxError(f"cannot read the exit code of a step: {exc}") from exc
+            code = state.get("ExitCode")
+            if code is not None or not state.get("Running") or time.monotonic() > deadline:
+                return None if code is None else int(code)
+            time.sleep(0.1)  # its output ended a moment before the engine saw it exit
 
-    def _running(self) -> bool:
+    def _state(self) -> dict[str, Any] | None:
+        """The container's state as the engine reports it; None once it is removed."""
         try:
-            self._container.reload()
+            return dict(self._client.api.inspect_container(self.container_id)["State"])
         except docker.errors.NotFound:
-            return False
+            return None
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"cannot inspect the sandbox container: {exc}") from exc
-        return bool(self._container.status == "running")
+
+    def _running(self) -> bool:
+        state = self._state()
+        return state is not None and bool(state.get("Running"))
 
     def exec(
         self,
@@ -265,7 +410,6 @@ class DockerSandbox(Sandbox):
         max_output_bytes: int,
     ) -> ExecResult:
         started = time.monotonic()
-        since = int(time.time()) - 1
         script = self._prologue + 'exec bash --noprofile --norc -eo pipefail -c "$1"'
         exec_id = self._exec_create(
             ["bash", "--noprofile", "--norc", "-c", script, "arena-step", command],
@@ -277,7 +421,15 @@ class DockerSandbox(Sandbox):
         try:
             stream = self._client.api.exec_start(exec_id, stream=True, demux=False)
         except ENGINE_ERRORS as exc:
-            raise SandboxError(f"cannot exec in the sandbox: {exc}") from exc
+            stop = self._start_failed(exc, "exec in the sandbox")
+            return ExecResult(
+                exit_code=None,
+                output=f"{exc}\n",
+                truncated=False,
+                timed_out=False,
+                duration_s=time.monotonic() - started,
+                stopped_by=stop.cause,
+            )
         buffer = OutputBuffer(max_output_bytes)
         failure: list[BaseException] = []
 
@@ -291,26 +443,32 @@ class DockerSandbox(Sandbox):
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
         reader.join(timeout_s)
-        timed_out = reader.is_alive()
-        if timed_out:
+        if reader.is_alive():
             self.kill()
             reader.join(10)
+            return ExecResult(
+                exit_code=None,
+                output=buffer.text(),
+                truncated=buffer.truncated,
+                timed_out=True,
+                duration_s=time.monotonic() - started,
+            )
         duration = time.monotonic() - started
-        exit_code = None if timed_out else self._exit_code(exec_id)
-        died = False
-        if not timed_out and (exit_code is None or exit_code >= 128) and not self._running():
-            died = self._dead = True  # only the code inside can have stopped it
-        elif failure and exit_code is None and not timed_out:
-            raise SandboxError(f"lost the output stream of a step: {failure[0]}")
-        oom = exit_code == _KILLED_BY_SIGKILL and self._oom_since(since)
+        exit_code = self._exit_code(exec_id)
+        output = buffer.text()
+        stopped: Stop | None = None
+        if _suspicious(exit_code, output):
+            if failure and exit_code is None and self._running():
+                raise SandboxError(f"lost the output stream of a step: {failure[0]}")
+            stopped = self._stopped(self._who_stopped(oom_grace=exit_code == _KILLED_BY_SIGKILL))
         return ExecResult(
             exit_code=exit_code,
-            output=buffer.text(),
+            output=output,
             truncated=buffer.truncated,
-            timed_out=timed_out,
-            oom_killed=oom,
+            timed_out=False,
             duration_s=duration,
-            sandbox_died=died,
+            sandbox_died=stopped is not None and stopped.down,
+            stopped_by=None if stopped is None else stopped.cause,
         )
 
     def write_tree(self, source: Path, destination: str) -> None:
@@ -344,7 +502,8 @@ class DockerSandbox(Sandbox):
         try:
             handle = self._client.api.exec_start(exec_id, socket=True)
         except ENGINE_ERRORS as exc:
-            raise SandboxError(f"cannot {what}: {exc}") from exc
+            stop = self._start_failed(exc, what)
+            raise SandboxDied(f"cannot {what}: {stop.how}", stop.cause) from exc
         sock = _raw(handle)
         broken: OSError | None = None
         try:
@@ -363,29 +522,37 @@ class DockerSandbox(Sandbox):
             detail = messages.decode("utf-8", errors="replace").strip()[-1000:]
             if "No space left" in detail:
                 raise SandboxFileError(f"cannot {what}: it does not fit the disk limit")
+            if code is None or code >= _GAVE_UP:
+                stop = self._stopped(self._who_stopped())
+                raise SandboxDied(f"cannot {what}: {stop.how}", stop.cause)
             raise SandboxError(f"cannot {what} (exit {code}): {detail or broken}")
 
     def read_file(self, path: str, max_bytes: int) -> bytes:
-        if self._dead:
-            raise SandboxFileError(f"cannot read {path}: the sandbox was killed")
-        exec_id = self._exec_create(
-            [
-                "bash",
-                "--noprofile",
-                "--norc",
-                "-c",
-                self._prologue + _READ_FILE,
-                "arena-read",
-                path,
-                str(max_bytes),
-            ],
-            stdout=True,
-            stderr=True,
-        )
+        try:
+            exec_id = self._exec_create(
+                [
+                    "bash",
+                    "--noprofile",
+                    "--norc",
+                    "-c",
+                    self._prologue + _READ_FILE,
+                    "arena-read",
+                    path,
+                    str(max_bytes),
+                ],
+                stdout=True,
+                stderr=True,
+            )
+        except SandboxDied as exc:
+            raise SandboxFileError(f"cannot read {path}: {exc}", exc.cause) from exc
         try:
             out, err = self._client.api.exec_start(exec_id, demux=True)
         except ENGINE_ERRORS as exc:
-            raise SandboxError(f"cannot read {path} from the sandbox: {exc}") from exc
+            try:
+                stop = self._start_failed(exc, f"read {path} from the sandbox")
+            except SandboxDied as died:
+                raise SandboxFileError(f"cannot read {path}: {died}", died.cause) from exc
+            raise SandboxFileError(f"cannot read {path}: {stop.how}", stop.cause) from exc
         code = self._exit_code(exec_id)
         detail = (err or b"").decode("utf-8", errors="replace").strip()
         if code == 0:
@@ -399,26 +566,112 @@ class DockerSandbox(Sandbox):
         if code == 6:
             size = detail.removeprefix("size ")
             raise SandboxFileError(f"{path} is {size} bytes, over {max_bytes}")
+        if code is None or code >= _GAVE_UP:  # only the runtime or a signal ends it so
+            stop = self._stopped(self._who_stopped())
+            raise SandboxFileError(f"cannot read {path}: {stop.how}", stop.cause)
         raise SandboxError(f"cannot read {path} from the sandbox (exit {code}): {detail}")
 
-    def _oom_since(self, since: int) -> bool:
-        """Whether the kernel's OOM killer hit this container's cgroup since `since`."""
+    def _stopped(self, stop: Stop) -> Stop:
+        """Record a stop: raise SandboxLost for one that is not the sandbox's own doing."""
+        if stop.down or stop.cause.is_infrastructure:
+            self._down = self._down or stop
+        if stop.cause.is_infrastructure:
+            raise _lost(stop)
+        self._first_stop = self._first_stop or stop.cause
+        return stop
+
+    def _went_down(self, stop: Stop) -> NoReturn:
+        self._stopped(stop)
+        raise SandboxDied(f"the sandbox stopped: {stop.how}", stop.cause)
+
+    def _who_stopped(self, *, oom_grace: bool = False) -> Stop:
+        """Who stopped the runner's latest process or the sandbox: see `judge_stop`.
+
+        `oom_grace` waits a second for an `oom` event, which the engine may log after the
+        exit of the process the kernel killed.
+        """
+        root_starts = self._root_process_starts()
+        state = self._state()
+        pids: tuple[int, int] | None = None
+        deadline = time.monotonic() + _SETTLE_S
+        while not root_starts and state is not None and state.get("Running"):
+            pids = self._pids_at_limit()  # nothing starts in it: its processes used them up?
+            if pids is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)  # or it is being stopped: the engine logs a kill before that
+            state = self._state()
+        running = state is not None and bool(state.get("Running"))
+        events = self._events(oom_grace and root_starts and running)
+        _, mark = self._mark
+        return judge_stop(
+            StopFacts(
+                removed=state is None,
+                running=running,
+                root_starts=root_starts,
+                oom=bool(state and state.get("OOMKilled"))
+                or any(e.get("Action") == "oom" for e in events),
+                kills=tuple(
+                    _attributes(e).get("signal", "?") for e in events if e.get("Action") == "kill"
+                ),
+                pids=pids,
+                covered=any(
+                    _attributes(e).get("execID") == mark
+                    if mark is not None
+                    else e.get("Action") == "start"
+                    for e in events
+                ),
+                exit_code=None if state is None or running else state.get("ExitCode"),
+            )
+        )
+
+    def _root_process_starts(self) -> bool:
+        """Whether a process of root's, which the sandbox user cannot signal, starts and
+        exits cleanly in the sandbox."""
+        api = self._client.api
         try:
-            events: Any = self._client.api.events(
-                since=since,
-                until=int(time.time()) + 1,
-                filters={"container": self.container_id, "event": "oom"},
+            probe = str(api.exec_create(self.container_id, ["true"], user="0:0")["Id"])
+            api.exec_start(probe)
+            return api.exec_inspect(probe).get("ExitCode") == 0
+        except docker.errors.APIError:
+            return False  # stopped, removed, paused, or the runtime failed
+        except ENGINE_ERRORS as exc:
+            raise SandboxError(f"cannot start a process in the sandbox: {exc}") from exc
+
+    def _pids_at_limit(self) -> tuple[int, int] | None:
+        """(processes, limit) when too few processes are left for the runtime to start one."""
+        try:
+            stats = self._client.api.stats(self.container_id, stream=False, one_shot=True)
+        except ENGINE_ERRORS:
+            return None
+        pids = stats.get("pids_stats") or {}
+        current, limit = int(pids.get("current") or 0), int(pids.get("limit") or 0)
+        return (current, limit) if 0 < limit <= current + _PIDS_SLACK else None
+
+    def _events(self, oom_grace: bool) -> list[dict[str, Any]]:
+        """The engine's events of this container since the runner's latest process began.
+
+        A kill is logged before the container is seen stopped, so once it is, nothing is
+        missing; the `oom` of a process that survived is logged asynchronously.
+        """
+        created, _ = self._mark
+        api: Any = self._client.api  # since and until in nanoseconds, which its types lack
+        until = time.time() + (1.0 if oom_grace else 0.0)
+        try:
+            events = api.events(
+                since=f"{created - _CLOCK_SLACK_S:.9f}",
+                until=f"{until:.9f}",
+                filters={"container": self.container_id},
                 decode=True,
             )
             try:
-                return any(True for _ in events)
+                return [e for e in events if isinstance(e, dict)]
             finally:
                 events.close()
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"cannot read the engine's events: {exc}") from exc
 
     def kill(self) -> None:
-        self._dead = True
+        self._down = self._down or Stop(StopCause.RUNNER, True, "the runner killed it")
         with contextlib.suppress(docker.errors.APIError):  # already stopped or gone: fine
             self._container.kill()
 
@@ -426,15 +679,32 @@ class DockerSandbox(Sandbox):
         if self._closed:
             return
         self._closed = True
-        self._dead = True
+        self._down = self._down or Stop(StopCause.RUNNER, True, "the runner removed it")
         try:
             self._container.remove(force=True, v=True)
         except docker.errors.NotFound:
             pass
+        except docker.errors.APIError as exc:
+            if exc.status_code != 409:  # 409: someone else's removal is under way
+                raise SandboxError(
+                    f"cannot remove sandbox container {self.container_id}: {exc}"
+                ) from exc
         except ENGINE_ERRORS as exc:
             raise SandboxError(
                 f"cannot remove sandbox container {self.container_id}: {exc}"
             ) from exc
+
+
+def _lost(stop: Stop) -> SandboxLost:
+    if stop.cause is StopCause.OUTSIDE:
+        return SandboxLost(f"the sandbox was stopped from outside: {stop.how}", stop.cause)
+    return SandboxLost(
+        f"the sandbox failed and the engine cannot say who stopped it: {stop.how}", stop.cause
+    )
+
+
+def _attributes(event: dict[str, Any]) -> dict[str, str]:
+    return dict((event.get("Actor") or {}).get("Attributes") or {})
 
 
 def _is_environment_image(client: docker.DockerClient, image: str) -> bool:

@@ -10,15 +10,23 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import docker
 import pytest
 
-from ci_runner import Limits
+from ci_runner import Limits, SandboxError
 from ci_runner.images import WORKSPACE
-from ci_runner.sandbox import DockerSandbox, Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox import (
+    DockerSandbox,
+    Sandbox,
+    SandboxDied,
+    SandboxFileError,
+    SandboxLost,
+    StopCause,
+)
 
 
 class UnixForwarder:
@@ -167,6 +175,52 @@ def test_a_timeout_kills_the_sandbox(sandbox: Sandbox) -> None:
     assert done.timed_out and done.exit_code is None
     with pytest.raises(SandboxDied):
         _sh(sandbox, "true")
+
+
+def _stop_from_outside(sandbox: Sandbox, after_s: float) -> threading.Thread:
+    """Stop the sandbox the way an operator or the engine would, from outside it."""
+    assert isinstance(sandbox, DockerSandbox)
+    client = docker.from_env()
+
+    def kill() -> None:
+        time.sleep(after_s)
+        client.api.kill(sandbox.container_id)
+        client.close()
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.docker
+def test_a_stop_from_outside_is_an_infrastructure_fault(sandbox: Sandbox) -> None:
+    stopper = _stop_from_outside(sandbox, 1.0)
+    with pytest.raises(SandboxLost) as lost:
+        _sh(sandbox, "sleep 20")
+    stopper.join(10)
+    assert isinstance(lost.value, SandboxError) and lost.value.cause is StopCause.OUTSIDE
+    with pytest.raises(SandboxLost):  # and it stays lost, for steps and reads alike
+        _sh(sandbox, "true")
+    with pytest.raises(SandboxLost):
+        sandbox.read_file(f"{WORKSPACE}/report.xml", 4096)
+    assert sandbox.stopped_by is None  # nothing of its own stopped it
+
+
+@pytest.mark.docker
+def test_its_own_processes_killing_the_runners_are_the_codes_fault(sandbox: Sandbox) -> None:
+    killer = "nohup bash -c 'while :; do kill -9 -1 2>/dev/null; done' >/dev/null 2>&1 &"
+    done = sandbox.exec(
+        f"{killer} sleep 2", env={}, workdir=WORKSPACE, timeout_s=30, max_output_bytes=4096
+    )
+    assert done.exit_code == 137 and done.stopped_by is StopCause.OWN_PROCESSES, done
+    assert not done.sandbox_died and sandbox.stopped_by is StopCause.OWN_PROCESSES
+    for _ in range(3):  # whoever wins each race, it is never the infrastructure's fault
+        try:
+            sandbox.read_file(f"{WORKSPACE}/report.xml", 4096)
+        except SandboxFileError as exc:
+            assert exc.stopped_by in (None, StopCause.OWN_PROCESSES), exc
+        again = _sh(sandbox, "echo again")
+        assert again in ((0, "again\n"), (137, "")), again
 
 
 def test_writes_past_the_disk_limit_fail_with_enospc(sandbox: Sandbox) -> None:
