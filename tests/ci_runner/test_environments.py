@@ -23,6 +23,7 @@ from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.environments import (
     BUILD_LABEL,
     CACHE_DIR,
+    VENDOR_DOWNLOADS_OFF,
     EnvironmentBuilder,
     EnvironmentBuildError,
     EnvironmentSpec,
@@ -122,6 +123,14 @@ def test_offline_switches_are_on_in_runs_only() -> None:
     assert runtime_env("go")["GOPROXY"] == "off"
     assert runtime_env("rust")["CARGO_NET_OFFLINE"] == "true"
     assert runtime_env("rust")["CARGO_TARGET_DIR"].startswith(CACHE_DIR)
+
+
+def test_vendor_binary_downloads_of_npm_install_scripts_are_switched_off() -> None:
+    """Cypress's postinstall fetches from download.cypress.io, which no build reaches: with its
+    documented switch the project's `pnpm install` succeeds and repeats offline."""
+    env = runtime_env("python")
+    assert VENDOR_DOWNLOADS_OFF.items() <= env.items()
+    assert env["CYPRESS_INSTALL_BINARY"] == "0"
 
 
 def test_python_environment_built_once_then_runs_offline(
