@@ -570,6 +570,21 @@ def test_a_template_case_does_not_swallow_the_cases_after_it() -> None:
     }
 
 
+def test_a_new_case_whose_diff_re_adds_the_closing_brace_before_it_owns_only_itself() -> None:
+    """difflib (and a model) may align a new case after the last `}` of the one before it:
+    that case's definition is unchanged, so it is not the reviewer's."""
+    before = "TEST(Calc, Adds) {\n    EXPECT_EQ(add(2, 3), 5);\n}\n\nTEST(Calc, Subs) {}\n"
+    diff = (
+        "diff --git a/t.cpp b/t.cpp\n--- a/t.cpp\n+++ b/t.cpp\n@@ -1,4 +1,8 @@\n"
+        " TEST(Calc, Adds) {\n     EXPECT_EQ(add(2, 3), 5);\n+}\n+\n+TEST(Calc, Negates) {\n"
+        "+    EXPECT_EQ(neg(3), -3);\n }\n \n"
+    )
+    report = ["t::Calc.Adds", "t::Calc.Negates", "t::Calc.Subs"]
+    assert owned_test_ids(diff, {"t.cpp": before}.get, report) == {"t::Calc.Negates"}
+    moved = unified("t.cpp", before, "TEST(Calc, Subs) {}\n\n" + before.split("\n\n")[0] + "\n")
+    assert owned_test_ids(moved, {"t.cpp": before}.get, report) == set()  # moved whole
+
+
 def test_files_of_other_languages_own_nothing() -> None:
     assert (
         owned({"CMakeLists.txt": "set(T a)\n"}, {"CMakeLists.txt": "set(T a b)\n"}, ["a", "b"])
