@@ -145,7 +145,7 @@ def _set(value: Any) -> bool:
 def _listed_tests(data: bytes) -> list[dict[str, Any]]:
     try:
         listing = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     tests = listing.get("tests") if isinstance(listing, dict) else None
     return [t for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
@@ -174,6 +174,13 @@ def _environment(value: Any) -> tuple[str, ...]:
     return tuple(e for e in entries if isinstance(e, str) and _ASSIGNMENT.match(e))
 
 
+def _seconds(value: Any) -> float | None:
+    """A positive number of seconds (ctest's TIMEOUT), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
 def _inside(path: str, workspace: str) -> bool:
     root = workspace.rstrip("/") + "/"
     return posixpath.isabs(path) and posixpath.normpath(path).startswith(root)
@@ -191,13 +198,12 @@ def _whole(
     if any(_set(properties.get(name)) for name in _BLOCKING):
         return None
     workdir = properties.get("WORKING_DIRECTORY")
-    timeout = properties.get("TIMEOUT")
     return WholeBinary(
         name=str(test["name"]),
         command=command,
         workdir=workdir if isinstance(workdir, str) and posixpath.isabs(workdir) else build_dir,
         environment=_environment(properties.get("ENVIRONMENT")),
-        timeout_s=float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None,
+        timeout_s=_seconds(properties.get("TIMEOUT")),
     )
 
 
@@ -210,19 +216,15 @@ def whole_binaries(
     best: tuple[str, list[dict[str, Any]]] | None = None
     best_hits = 0
     for build_dir, data in trees:
-        tests = _listed_tests(data)
-        hits = sum(1 for test in tests if test.get("name") in ran)
+        tests = [test for test in _listed_tests(data) if isinstance(test.get("name"), str)]
+        hits = sum(1 for test in tests if test["name"] in ran)
         if hits > best_hits:
             best, best_hits = (build_dir, tests), hits
     if best is None:
         return []
     build_dir, tests = best
     uses = Counter(command[0] for test in tests if (command := _command(test)))
-    found = (
-        _whole(test, build_dir, uses, workspace)
-        for test in tests
-        if isinstance(test.get("name"), str) and test["name"] in ran
-    )
+    found = (_whole(test, build_dir, uses, workspace) for test in tests if test["name"] in ran)
     return [binary for binary in found if binary is not None]
 
 

@@ -11,6 +11,7 @@ it) is read up to its last complete case, and the case it was writing is an erro
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml.ElementTree as safe_xml
@@ -62,12 +63,37 @@ def _framework_case(case: Element) -> tuple[str, TestOutcome] | None:
     return name, TestOutcome.PASSED if success else TestOutcome.FAILED
 
 
+_CASES: dict[str, Callable[[Element], tuple[str, TestOutcome] | None]] = {
+    "testcase": _gtest_case,
+    "TestCase": _framework_case,
+}
+# a case's children its outcome is read from
+_DECISIVE = frozenset({"failure", "error", "skipped", "OverallResult", "OverallResultsAsserts"})
+
+
+def _drop(parent: Element, child: Element) -> None:
+    """Remove an element whose end was read. Events come a chunk behind the parse, so the
+    parent may hold later siblings already: the child is found from the end."""
+    for index in range(len(parent) - 1, -1, -1):
+        if parent[index] is child:
+            del parent[index]
+            return
+
+
+def _first_decisive(case: Element, child: Element) -> bool:
+    return child.tag in _DECISIVE and sum(1 for c in case if c.tag == child.tag) == 1
+
+
 def parse_cases(data: bytes) -> Outcomes:
     """The cases of a framework's report, as far as it is complete; ReportError when it is no
-    such report at all (empty, another root, a DTD or entities)."""
+    such report at all (empty, another root, a DTD or entities).
+
+    Read as a stream that keeps only the open elements and the children of the open case that
+    decide its outcome, so a report's size never decides the memory it takes."""
     outcomes: Outcomes = {}
     root: str | None = None
-    running: str | None = None  # the case whose end is not read yet
+    open_elements: list[Element] = []
+    case: Element | None = None  # the case whose end is not read yet
     try:
         for event, element in safe_xml.iterparse(io.BytesIO(data), events=("start", "end")):
             if event == "start":
@@ -75,23 +101,27 @@ def parse_cases(data: bytes) -> Outcomes:
                     root = element.tag
                     if root not in ROOTS:
                         raise ReportError(f"<{root}> is not the root of a test binary's report")
-                elif element.tag == "TestCase":
-                    running = element.get("name", "").strip() or None
+                elif case is None and element.tag in _CASES:
+                    case = element
+                open_elements.append(element)
                 continue
-            if element.tag == "testcase":
-                found = _gtest_case(element)
-            elif element.tag == "TestCase":
-                found, running = _framework_case(element), None
-            else:
-                continue
-            if found is not None:
-                record(outcomes, *found)
-            element.clear()
+            open_elements.pop()
+            parent = open_elements[-1] if open_elements else None
+            if case is not None and element is case:
+                found = _CASES[case.tag](case)
+                if found is not None:
+                    record(outcomes, *found)
+                case = None
+            elif case is not None and parent is case and _first_decisive(case, element):
+                continue  # kept: the case's outcome is read from it
+            if parent is not None:
+                _drop(parent, element)
     except DefusedXmlException as exc:
         raise ReportError(f"the test binary's report is refused: {exc}") from exc
     except ParseError as exc:
         if root is None:
             raise ReportError(f"the test binary's report is not XML: {exc}") from exc
-        if running is not None:  # the binary died in this case (doctest, Catch2)
-            record(outcomes, running, TestOutcome.ERROR)
+        name = case.get("name", "").strip() if case is not None else ""
+        if case is not None and case.tag == "TestCase" and name:
+            record(outcomes, name, TestOutcome.ERROR)  # the binary died in it (doctest, Catch2)
     return outcomes

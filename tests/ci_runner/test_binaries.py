@@ -190,6 +190,27 @@ def test_anything_else_is_no_report(data: bytes) -> None:
         parse_cases(data)
 
 
+def test_a_huge_report_is_read_keeping_only_the_open_case() -> None:
+    """The code under test writes the report: its size must not decide the memory it takes."""
+    import tracemalloc
+
+    noise = b'<Expression success="false"><Original>x</Original></Expression>' * 100_000
+    data = (
+        b'<doctest><TestSuite><TestCase name="big">'
+        + noise
+        + b'<OverallResultsAsserts test_case_success="false"/></TestCase>'
+        + b'<TestCase name="small"><OverallResultsAsserts test_case_success="true"/></TestCase>'
+        + b"</TestSuite></doctest>"
+    )
+    tracemalloc.start()
+    try:
+        assert parse_cases(data) == {"big": T.FAILED, "small": T.PASSED}
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(data) // 4, peak
+
+
 # --- which tests run a binary whole -------------------------------------------------------
 
 
@@ -249,6 +270,36 @@ def test_the_build_tree_ctest_ran_is_the_one_whose_tests_the_report_names() -> N
     assert [b.command[0] for b in found] == [f"{BUILD}/unit_tests", f"{BUILD}/doc_tests"]
     assert whole_binaries([(BUILD, b"{not json"), (BUILD, b"[]")], RAN, "/workspace") == []
     assert whole_binaries([(BUILD, LISTING)], {"not_listed"}, "/workspace") == []
+
+
+@pytest.mark.parametrize(
+    "listing",
+    [
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than the JSON parser goes
+        json.dumps({"tests": [{"name": ["unit_tests"], "command": ["/workspace/b/t"]}]}).encode(),
+        json.dumps({"tests": [{"name": "unit_tests", "command": "/workspace/b/t"}]}).encode(),
+        json.dumps({"tests": [{"name": "unit_tests", "command": [1, 2]}]}).encode(),
+        json.dumps({"tests": {"name": "unit_tests"}}).encode(),
+        json.dumps([{"name": "unit_tests"}]).encode(),
+    ],
+)
+def test_a_listing_the_code_under_test_garbled_names_no_binary(listing: bytes) -> None:
+    """The project's CTest scripts run while ctest lists them, and may write anything."""
+    assert whole_binaries([(BUILD, listing)], RAN, "/workspace") == []
+
+
+def test_odd_properties_are_read_as_ctest_reads_them() -> None:
+    listing = _listing(
+        _test("a", f"{BUILD}/a", properties_are="ignored", WILL_FAIL="OFF", TIMEOUT=True),
+        _test("b", f"{BUILD}/b", ENVIRONMENT="A=1;B=2", WORKING_DIRECTORY="relative"),
+        _test("c", f"{BUILD}/c", DISABLED="ON"),
+        _test("d", "/workspace/../usr/bin/d"),
+    )
+    found = whole_binaries([(BUILD, listing)], {"a", "b", "c", "d"}, "/workspace")
+    assert [(b.name, b.workdir, b.environment, b.timeout_s) for b in found] == [
+        ("a", BUILD, (), None),
+        ("b", BUILD, ("A=1", "B=2"), None),
+    ]
 
 
 def test_the_discovery_lines_name_the_listing_files() -> None:
