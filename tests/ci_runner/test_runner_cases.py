@@ -14,6 +14,7 @@ import pytest
 from ci_runner import CIRunner, CISettings, Limits, Pipeline
 from ci_runner.reports.binaries import NOT_A_FRAMEWORK
 from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
+from ci_runner.stops import StopCause
 from ci_runner.types import StepResult
 from ci_runner.types import TestOutcome as T
 from tests.ci_runner.test_binaries import DOCTEST_XML, _listing, _test
@@ -70,7 +71,7 @@ class ScriptedSandbox(Sandbox):
             return _done(0, f"out\t{OUT}\ntree\t1\t/workspace/build\n")
         answer = self.case_runs.pop(0)
         if isinstance(answer, type):
-            raise answer("the sandbox stopped")
+            raise answer("the sandbox stopped", StopCause.OWN_PROCESSES)
         if answer.exit_code not in (NOT_A_FRAMEWORK, None):
             self.files[command.split("--out=")[1].split()[0]] = DOCTEST_XML
         return answer
@@ -86,6 +87,10 @@ class ScriptedSandbox(Sandbox):
             raise SandboxFileError(f"no file at {path}")
         return self.files[path]
 
+    @property
+    def stopped_by(self) -> StopCause | None:
+        return None
+
     def kill(self) -> None:
         return None
 
@@ -94,7 +99,9 @@ class ScriptedSandbox(Sandbox):
 
 
 def _done(exit_code: int | None, output: str = "", timed_out: bool = False) -> ExecResult:
-    return ExecResult(exit_code, output, False, timed_out, False, 0.1)
+    return ExecResult(
+        exit_code=exit_code, output=output, truncated=False, timed_out=timed_out, duration_s=0.1
+    )
 
 
 @pytest.fixture
