@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import docker
 
@@ -20,8 +21,18 @@ from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.reports import contradiction, parse_report, runner_summary
+from ci_runner.reports.binaries import (
+    NOT_A_FRAMEWORK,
+    RAN,
+    case_run_script,
+    discovery_script,
+    parse_discovery,
+    whole_binaries,
+    with_cases,
+)
+from ci_runner.reports.cases import parse_cases
 from ci_runner.reports.console import parse_console
-from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
 from ci_runner.sandbox.docker import DockerSandbox
 from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
 from ci_runner.stops import StopCause
@@ -86,8 +97,8 @@ class CIRunner:
                     )
                 with services:
                     steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
-                    tests, report_error = self._collect_report(
-                        sandbox, request.pipeline, steps, limits
+                    tests, report_error, counted = self._collect_report(
+                        sandbox, request.pipeline, steps, limits, started
                     )
                 # its own processes kept the report from being read (a daemon, a fork bomb)
                 stopped_after = None if any(s.stopped_by for s in steps) else sandbox.stopped_by
@@ -97,7 +108,7 @@ class CIRunner:
             None
             if report_error
             else contradiction(
-                runner_summary((s.log, s.truncated) for s in steps if not s.skipped), tests
+                runner_summary((s.log, s.truncated) for s in steps if not s.skipped), counted
             )
         )
         status, error = overall_status(steps, tests, report_error, limits, distrust, stopped_after)
@@ -203,6 +214,81 @@ class CIRunner:
         pipeline: Pipeline,
         steps: tuple[StepResult, ...],
         limits: Limits,
+        started: float,
+    ) -> CollectedReport:
+        """The run's tests; the cases of a binary ctest ran whole stand for its id."""
+        tests, error = self._read_report(sandbox, pipeline, steps, limits)
+        if error is not None or not runs_ctest(pipeline):
+            return CollectedReport(tests, error, tests)
+        deadline = started + limits.run_timeout_s
+        cases = self._binary_cases(sandbox, pipeline, steps, limits, deadline, tests)
+        return CollectedReport(cases, None, tests)
+
+    def _binary_cases(
+        self,
+        sandbox: Sandbox,
+        pipeline: Pipeline,
+        steps: tuple[StepResult, ...],
+        limits: Limits,
+        deadline: float,
+        tests: dict[str, TestOutcome],
+    ) -> dict[str, TestOutcome]:
+        """`tests` with each binary that ctest ran whole split into its cases, each binary
+        run again through its framework's reporter (ci_runner.reports.binaries) in the time
+        left of the run; a binary not split keeps its id."""
+        ran = {test for test, outcome in tests.items() if outcome in RAN}
+        if not ran or any(s.timed_out or s.sandbox_died for s in steps):
+            return tests
+        env = {**pipeline.env, **ctest_step(pipeline).env}
+
+        def run(script: str, timeout_s: float) -> ExecResult:
+            return sandbox.exec(
+                script,
+                env=env,
+                workdir=WORKSPACE,
+                timeout_s=timeout_s,
+                max_output_bytes=limits.max_output_bytes,
+            )
+
+        try:
+            remaining = deadline - time.monotonic()
+            if remaining < MIN_CASE_RUN_S:
+                return tests
+            found = run(discovery_script(WORKSPACE), remaining)
+            discovery = parse_discovery(found.output) if found.exit_code == 0 else None
+            if discovery is None:
+                return tests
+            trees = []
+            for listing, build_dir in discovery.trees:
+                with contextlib.suppress(SandboxFileError):
+                    trees.append((build_dir, sandbox.read_file(listing, limits.max_report_bytes)))
+            for number, binary in enumerate(whole_binaries(trees, ran, WORKSPACE), 1):
+                remaining = deadline - time.monotonic()
+                if remaining < MIN_CASE_RUN_S:
+                    log.warning("no time left to split %s into its cases", binary.name)
+                    break
+                report = f"{discovery.out}/cases-{number}.xml"
+                done = run(case_run_script(binary, report, remaining - CASE_RUN_GRACE_S), remaining)
+                if done.timed_out or done.sandbox_died:
+                    break
+                if done.exit_code == NOT_A_FRAMEWORK:
+                    continue
+                try:
+                    cases = parse_cases(sandbox.read_file(report, limits.max_report_bytes))
+                except (SandboxFileError, ReportError):
+                    continue
+                if cases and binary.name in tests and len(tests) + len(cases) <= limits.max_tests:
+                    tests = with_cases(tests, binary.name, cases, done.exit_code)
+        except SandboxDied as exc:
+            log.warning("the sandbox stopped while test binaries ran case by case: %s", exc)
+        return tests
+
+    def _read_report(
+        self,
+        sandbox: Sandbox,
+        pipeline: Pipeline,
+        steps: tuple[StepResult, ...],
+        limits: Limits,
     ) -> tuple[dict[str, TestOutcome], str | None]:
         spec = pipeline.report
         try:
@@ -225,6 +311,36 @@ class CIRunner:
             # a wrapped runner (tox, make, a script) may hide the report: read the logs
             console = parse_console("\n".join(s.log for s in steps if not s.skipped))
             return (console, None) if console else ({}, str(exc))
+
+
+class CollectedReport(NamedTuple):
+    """The run's tests, the error when no report could be read, and the tests as the test
+    runner counted them (a binary it ran whole is one test), which its summary line must
+    agree with."""
+
+    tests: dict[str, TestOutcome]
+    error: str | None
+    counted: dict[str, TestOutcome]
+
+
+MIN_CASE_RUN_S = 15.0  # a case run starts only with this much of the run's time left
+CASE_RUN_GRACE_S = 10.0  # its binary is stopped this long before the run's time is up
+_CTEST = re.compile(r"(?:^|[^\w.+-])ctest(?:$|[^\w.+-])")
+
+
+def runs_ctest(pipeline: Pipeline) -> bool:
+    """Whether the pipeline's tests are ctest's: its report format, or a step running it."""
+    return pipeline.report.format is ReportFormat.CTEST or any(
+        _CTEST.search(step.run) for step in pipeline.steps
+    )
+
+
+def ctest_step(pipeline: Pipeline) -> Step:
+    """The step that ran ctest (its env is the tests' env): the report's, or the last one
+    naming ctest, or the last step."""
+    named = [s for s in pipeline.steps if s.name == pipeline.report.step]
+    named = named or [s for s in pipeline.steps if _CTEST.search(s.run)]
+    return (named or list(pipeline.steps))[-1]
 
 
 MAX_JUNIT_FILES = 8  # a run naming more is not read past them

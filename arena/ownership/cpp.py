@@ -1,16 +1,21 @@
 """C++ test cases and their ctest names.
 
 ctest names come from the build, not the source, so a case is matched by the names test
-frameworks give it: `TEST(name)`/`TEST(Suite, Name)` (gtest's `Suite.Name`, with `Prefix/`
-and `/N` of parameterized tests), `TEST_CASE("name")` (doctest, Catch2), and a plain function
-whose name is the test's (a hand-written registry, as in the cpp demo tasks). Only
-declarations at file, namespace or test-suite level are cases: a SUBCASE or SECTION belongs to
-its TEST_CASE.
+frameworks give it: `TEST(name)`/`TEST(Suite, Name)` (gtest's `Suite.Name`, with the
+`Prefix/` and `/N` of parameterized tests and the `/N` or `/Type` after the suite of typed
+ones: TYPED_TEST(Suite, Name) owns `Suite/0.Name`, `Suite/1.Name`), `TEST_CASE("name")`
+(doctest, Catch2; a template case's `name<int>` or `name - int`, a JUnit section's
+`name/section`), and a plain function whose name is the test's (a hand-written registry, as
+in the cpp demo tasks). A case's id may carry a prefix: the ctest name of the binary it was
+split from (`unit_tests::Suite.Name`, see ci_runner.reports.binaries) or a ctest TEST_PREFIX
+(`unit.Suite.Name`). Only declarations at file, namespace or test-suite level are cases: a
+SUBCASE or SECTION belongs to its TEST_CASE.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
 
 from tree_sitter import Node
@@ -22,10 +27,57 @@ _CONTAINERS = {"TEST_SUITE", "TEST_SUITE_BEGIN", "extern"}
 _PREFIXES = {"SCENARIO": "Scenario: ", "SCENARIO_METHOD": "Scenario: "}
 
 
-def _owns(name: str, test_id: str) -> bool:
-    dotted = test_id.replace("::", ".")
-    pattern = r"(?:.*/)?" + re.escape(name) + r"(?:/\d+)?"
-    return test_id == name or re.fullmatch(pattern, dotted) is not None
+# before a case's name: a binary's ctest name and `::`, a TEST_PREFIX, gtest's `Instance/`
+_PREFIX = r"(?:.*(?:::|\.|/))?"
+# before a plain function's name: no `.`, so `check` owns no gtest `Parser.check`
+_FUNCTION_PREFIX = r"(?:.*(?:::|/))?"
+# after a template case's name: doctest's `name<int>`, Catch2's `name - int`
+_TEMPLATE = r"(?:<.*>| - .+)?"
+# C++ type keywords, which make tree-sitter fail on a template macro's argument list, and
+# string literals, left alone
+_TYPE_WORDS = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|\b(?:(?:int|char|float|double|bool|long|short|unsigned|signed|void'
+    r"|auto|wchar_t|char8_t|char16_t|char32_t|const|volatile|struct|class|typename)\b[ \t]*)+"
+)
+_TEMPLATE_MACRO = re.compile(r"\b[A-Z_]*TEMPLATE[A-Z_]*[ \t]*\(")
+_PAREN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[()]')
+
+
+def _owns(patterns: tuple[re.Pattern[str], ...], test_id: str) -> bool:
+    forms = {test_id, test_id.replace("::", ".")}
+    return any(p.fullmatch(form) for p in patterns for form in forms)
+
+
+def _matcher(name: str, kind: str) -> Callable[[str], bool]:
+    """Which ids are a case's: `kind` is "gtest" (`Suite.Name`), "case" (a string literal),
+    "template" (a template case's literal) or "function" (a plain function or `TEST(name)`)."""
+    if kind == "gtest":
+        suite, _, test = name.partition(".")
+        body = re.escape(suite) + r"(?:/[^.]+)?\." + re.escape(test) + r"(?:/.+)?"
+        patterns = [_PREFIX + body]
+    elif kind in ("case", "template"):
+        tail = _TEMPLATE if kind == "template" else ""
+        patterns = [_PREFIX + re.escape(name) + tail + r"(?:/.+)?"]
+    else:
+        patterns = [_FUNCTION_PREFIX + re.escape(name) + r"(?:/\d+)?"]
+    return partial(_owns, tuple(re.compile(p, re.DOTALL) for p in patterns))
+
+
+def _parseable(source: str) -> str:
+    """The source with the type keywords in template macros' arguments (TEST_CASE_TEMPLATE,
+    TEMPLATE_TEST_CASE) turned into identifiers of the same length, lines and columns kept."""
+    out = list(source)
+    for macro in _TEMPLATE_MACRO.finditer(source):
+        depth, end = 0, len(source)
+        for token in _PAREN.finditer(source, macro.end() - 1):
+            depth += {"(": 1, ")": -1}.get(token.group(), 0)
+            if depth == 0:
+                end = token.start()
+                break
+        for word in _TYPE_WORDS.finditer(source, macro.end(), end):
+            if not word.group().startswith('"'):
+                out[word.start() : word.end()] = "x" * (word.end() - word.start())
+    return "".join(out)
 
 
 def _string(node: Node) -> str | None:
@@ -56,15 +108,20 @@ def _function_name(definition: Node) -> str | None:
     return function.rsplit("::", 1)[-1] or None
 
 
+def _function_case(definition: Node) -> TestCase | None:
+    name = _function_name(definition)
+    if not name:
+        return None
+    kind = "gtest" if "." in name else "function"
+    return TestCase(name, first_line(definition), last_line(definition), _matcher(name, kind))
+
+
 def _walk(node: Node, out: list[TestCase]) -> None:
     children = node.named_children
     for index, child in enumerate(children):
         if child.type == "function_definition":
-            name = _function_name(child)
-            if name:
-                out.append(
-                    TestCase(name, first_line(child), last_line(child), partial(_owns, name))
-                )
+            if (case := _function_case(child)) is not None:
+                out.append(case)
         elif child.type in ("namespace_definition", "linkage_specification"):
             body = child.child_by_field_name("body")
             if body is not None:
@@ -82,10 +139,11 @@ def _walk(node: Node, out: list[TestCase]) -> None:
             literal = _string(arguments) if arguments is not None else None
             if macro.isupper() and literal is not None:
                 name = _PREFIXES.get(macro, "") + literal
-                out.append(TestCase(name, first_line(child), last_line(body), partial(_owns, name)))
+                kind = "template" if "TEMPLATE" in macro else "case"
+                out.append(TestCase(name, first_line(child), last_line(body), _matcher(name, kind)))
 
 
 def cpp_cases(path: str, source: str, read_file: ReadFile) -> list[TestCase]:
     cases: list[TestCase] = []
-    _walk(parse("cpp", source), cases)
+    _walk(parse("cpp", _parseable(source)), cases)
     return cases

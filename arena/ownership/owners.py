@@ -20,26 +20,39 @@ _FINDERS: dict[str, CaseFinder] = {
 }
 
 
-def _changed_cases(
-    path: str, text: str, lines: Iterable[int], read_base: ReadFile
-) -> list[TestCase]:
-    finder = _FINDERS.get(posixpath.splitext(path)[1].lower())
-    lines = sorted(lines)
-    if finder is None or not lines:
-        return []
-    cases = finder(path, text, read_base)
+def _cases(path: str | None, text: str, read_base: ReadFile) -> list[TestCase]:
+    finder = _FINDERS.get(posixpath.splitext(path or "")[1].lower())
+    return [] if path is None or finder is None else finder(path, text, read_base)
+
+
+def _definition(case: TestCase, lines: list[str]) -> tuple[str, str]:
+    """A case's name and the text of its lines."""
+    return case.label, "\n".join(lines[case.start - 1 : case.end])
+
+
+def _touched(cases: list[TestCase], lines: Iterable[int]) -> list[TestCase]:
     found = {id(case): case for line in lines if (case := innermost(cases, line)) is not None}
     return list(found.values())
 
 
 def changed_cases(test_diff: str, read_base: ReadFile) -> list[TestCase]:
-    """The test cases whose lines the diff removes (on base) or adds (on base + diff)."""
+    """The test cases whose lines the diff removes (on base) or adds (on base + diff), and
+    whose definition is not the same on the other side: a diff that happens to re-add a
+    case's closing brace (`+}` before a new case, as diff tools may align it) changes no case
+    but the new one, and a case moved whole is not changed."""
     cases: list[TestCase] = []
     for change in file_changes(test_diff, read_base):
-        if change.old_path is not None:
-            cases += _changed_cases(change.old_path, change.old_text, change.removed, read_base)
-        if change.new_path is not None:
-            cases += _changed_cases(change.new_path, change.new_text, change.added, read_base)
+        if not change.removed and not change.added:
+            continue
+        old_lines, new_lines = change.old_text.splitlines(), change.new_text.splitlines()
+        old = _cases(change.old_path, change.old_text, read_base)
+        new = _cases(change.new_path, change.new_text, read_base)
+        before = {_definition(case, old_lines) for case in old}
+        after = {_definition(case, new_lines) for case in new}
+        cases += [
+            c for c in _touched(old, change.removed) if _definition(c, old_lines) not in after
+        ]
+        cases += [c for c in _touched(new, change.added) if _definition(c, new_lines) not in before]
     return cases
 
 

@@ -7,6 +7,8 @@ so that its `--- PASS:` lines reach the log; a `ctest` in a step's own text writ
 read from the test step's log. Whenever the named report cannot be read (a wrapper hid it,
 or an older ctest wrote none), the runner reads the test lines of every step's log instead
 (`ci_runner.reports.console`: pytest's summary, `go test -v`, libtest, ctest, unittest -v).
+A doctest, Catch2 or GoogleTest binary that ctest runs whole is split into its cases by the
+runner after the steps (`ci_runner.reports.binaries`): nothing in the steps changes for it.
 """
 
 from __future__ import annotations
@@ -105,6 +107,11 @@ def report_for(
     if language == "go":
         steps = [s.model_copy(update={"run": _GO_TEST.sub("go test -json", s.run)}) for s in steps]
         env, steps = _go_verbose(steps, runners, notes)
+    if language == "cpp":
+        notes.append(
+            "  ctest: a doctest, Catch2 or GoogleTest binary it runs whole is run again after "
+            "the steps through its own reporter, its cases the ids (<ctest name>::<case>)"
+        )
     if language == "cpp" and (junit := _ctest_junit(steps, setup, notes)) is not None:
         return Reporting(ReportSpec(format=ReportFormat.CTEST, path=CTEST_REPORT), {}, junit)
     testing = [s for s in steps if s.name in runners] or steps

@@ -410,6 +410,181 @@ def test_cpp_changes_map_to_ctest_case_names(old: str, new: str, ids: set[str]) 
     assert _cpp(CPP_TESTS.replace(old, new)) == ids
 
 
+GTEST_TESTS = """#include <gtest/gtest.h>
+
+template <typename T> class Typed : public ::testing::Test {};
+using Types = ::testing::Types<int, char>;
+TYPED_TEST_SUITE(Typed, Types);
+
+TYPED_TEST(Typed, Zero) {
+    EXPECT_EQ(TypeParam(0), TypeParam());
+}
+
+TYPED_TEST_P(Pattern, One) {
+    EXPECT_TRUE(true);
+}
+
+TEST_P(Param, Positive) {
+    EXPECT_GT(GetParam(), 0);
+}
+
+TEST(Math, Adds) {
+    EXPECT_EQ(1 + 1, 2);
+}
+
+static void check() {
+    EXPECT_FALSE(false);
+}
+"""
+# as ctest names them (gtest_discover_tests, with and without pretty type names) and as a
+# binary split into its cases names them (`<ctest name>::<case>`)
+GTEST_REPORT = [
+    "Typed/0.Zero",
+    "Typed/1.Zero",
+    "Typed/int.Zero",
+    "unit_tests::Typed/0.Zero",
+    "Typed.Zero",
+    "Other/0.Zero",
+    "Typed/0.Zeros",
+    "Inst/Pattern/0.One",
+    "unit_tests::Inst/Pattern/1.One",
+    "Small/Param.Positive/0",
+    "unit_tests::Small/Param.Positive/1",
+    "Math.Adds",
+    "unit_tests::Math.Adds",
+    "unit.Math.Adds",
+    "unit_tests::Math.Adds2",
+    "Parser.check",
+    "unit_tests::check",
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "ids"),
+    [
+        (
+            "TypeParam(0), TypeParam()",
+            "TypeParam(), TypeParam(0)",
+            {"Typed/0.Zero", "Typed/1.Zero", "Typed/int.Zero", "unit_tests::Typed/0.Zero"}
+            | {"Typed.Zero"},
+        ),
+        (
+            "EXPECT_TRUE(true);",
+            "EXPECT_TRUE(1);",
+            {
+                "Inst/Pattern/0.One",
+                "unit_tests::Inst/Pattern/1.One",
+            },
+        ),
+        (
+            "GetParam(), 0",
+            "GetParam(), -1",
+            {
+                "Small/Param.Positive/0",
+                "unit_tests::Small/Param.Positive/1",
+            },
+        ),
+        ("1 + 1, 2", "2 + 2, 4", {"Math.Adds", "unit_tests::Math.Adds", "unit.Math.Adds"}),
+        # a helper function owns no gtest test of the same name
+        ("EXPECT_FALSE(false);", "EXPECT_FALSE(0);", {"unit_tests::check"}),
+    ],
+)
+def test_typed_and_parameterized_gtest_cases_own_their_instances_under_any_prefix(
+    old: str, new: str, ids: set[str]
+) -> None:
+    files = {"tests/gtests.cpp": GTEST_TESTS}
+    after = GTEST_TESTS.replace(old, new)
+    assert owned(files, {"tests/gtests.cpp": after}, GTEST_REPORT) == ids
+
+
+DOCTEST_TESTS = """#include <doctest/doctest.h>
+
+TEST_CASE("trim keeps inner spaces") {
+    CHECK(trim(" a b") == "a b");
+}
+
+TEST_CASE_TEMPLATE("zero is default (int)", T, int, unsigned char, std::string) {
+    CHECK(T() == T{});
+}
+
+TEST_CASE("split") {
+    SUBCASE("on commas") {
+        CHECK(split("a,b", ',').size() == 2);
+    }
+}
+"""
+DOCTEST_REPORT = [
+    "unit_tests::trim keeps inner spaces",
+    "trim keeps inner spaces",
+    "unit.trim keeps inner spaces",
+    "unit_tests::trim keeps inner spaces too",
+    "unit_tests::zero is default (int)<int>",
+    "unit_tests::zero is default (int)<std::string>",
+    "unit_tests::split",
+    "split/on commas",  # a JUnit subcase of the case
+    "unit_tests::split lines",
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "ids"),
+    [
+        (
+            '== "a b");',
+            '== "a b");\n    CHECK(trim("") == "");',
+            {
+                "unit_tests::trim keeps inner spaces",
+                "trim keeps inner spaces",
+                "unit.trim keeps inner spaces",
+            },
+        ),
+        (
+            "T() == T{}",
+            "T{} == T()",
+            {
+                "unit_tests::zero is default (int)<int>",
+                "unit_tests::zero is default (int)<std::string>",
+            },
+        ),
+        ("size() == 2", "size() == 2u", {"unit_tests::split", "split/on commas"}),
+    ],
+)
+def test_doctest_cases_own_their_ids_from_a_split_binary_and_their_templates(
+    old: str, new: str, ids: set[str]
+) -> None:
+    files = {"tests/strings.cpp": DOCTEST_TESTS}
+    after = DOCTEST_TESTS.replace(old, new)
+    assert owned(files, {"tests/strings.cpp": after}, DOCTEST_REPORT) == ids
+
+
+def test_a_template_case_does_not_swallow_the_cases_after_it() -> None:
+    """tree-sitter fails on `int, char` as macro arguments; the cases after one still parse."""
+    from arena.ownership.cpp import cpp_cases
+
+    cases = cpp_cases("t.cpp", DOCTEST_TESTS, lambda _: None)
+    spans = {case.label: (case.start, case.end) for case in cases}
+    assert spans == {
+        "trim keeps inner spaces": (3, 5),
+        "zero is default (int)": (7, 9),
+        "split": (11, 15),
+    }
+
+
+def test_a_new_case_whose_diff_re_adds_the_closing_brace_before_it_owns_only_itself() -> None:
+    """difflib (and a model) may align a new case after the last `}` of the one before it:
+    that case's definition is unchanged, so it is not the reviewer's."""
+    before = "TEST(Calc, Adds) {\n    EXPECT_EQ(add(2, 3), 5);\n}\n\nTEST(Calc, Subs) {}\n"
+    diff = (
+        "diff --git a/t.cpp b/t.cpp\n--- a/t.cpp\n+++ b/t.cpp\n@@ -1,4 +1,8 @@\n"
+        " TEST(Calc, Adds) {\n     EXPECT_EQ(add(2, 3), 5);\n+}\n+\n+TEST(Calc, Negates) {\n"
+        "+    EXPECT_EQ(neg(3), -3);\n }\n \n"
+    )
+    report = ["t::Calc.Adds", "t::Calc.Negates", "t::Calc.Subs"]
+    assert owned_test_ids(diff, {"t.cpp": before}.get, report) == {"t::Calc.Negates"}
+    moved = unified("t.cpp", before, "TEST(Calc, Subs) {}\n\n" + before.split("\n\n")[0] + "\n")
+    assert owned_test_ids(moved, {"t.cpp": before}.get, report) == set()  # moved whole
+
+
 def test_files_of_other_languages_own_nothing() -> None:
     assert (
         owned({"CMakeLists.txt": "set(T a)\n"}, {"CMakeLists.txt": "set(T a b)\n"}, ["a", "b"])
