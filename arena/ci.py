@@ -21,12 +21,22 @@ from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
 
+# bump when what a run reports for the same tree changes (C++ binaries split into their cases,
+# `forged`): every kept result is then recomputed once
+RESULT_RULES = 2
+
 
 def run_key(request: CIRequest, image_id: str, replica: int) -> str:
     """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica.
 
-    Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes."""
-    keyed = {"request": request.model_dump(mode="json"), "image_id": image_id, "replica": replica}
+    Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes; and
+    by RESULT_RULES, so a result read by older rules (test ids, forged reports) is not reused."""
+    keyed = {
+        "request": request.model_dump(mode="json"),
+        "image_id": image_id,
+        "replica": replica,
+        "rules": RESULT_RULES,
+    }
     return hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
 
 
