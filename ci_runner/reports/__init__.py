@@ -21,6 +21,11 @@ def parse_report(report_format: ReportFormat, data: bytes, max_tests: int = 100_
     """Parse a report; an empty, unreadable or oversized one is a ReportError, never a pass."""
     if not data.strip():
         raise ReportError(f"the {report_format.value} report is empty")
+    named = data.count(b"<testcase")  # XML reports: refused by their size before parsing
+    if named > max_tests:
+        raise ReportError(
+            f"the {report_format.value} report names {named} tests, over the limit of {max_tests}"
+        )
     outcomes = _PARSERS[report_format](data)
     if not outcomes:
         raise ReportError(f"the {report_format.value} report names no tests")

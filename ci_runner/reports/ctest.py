@@ -2,7 +2,7 @@
 
 import re
 
-from ci_runner.reports.junit import case_id, case_outcome, junit_root
+from ci_runner.reports.junit import case_id, case_outcome, junit_cases
 from ci_runner.reports.lines import report_lines
 from ci_runner.reports.outcomes import Outcomes, record
 from ci_runner.types import TestOutcome
@@ -44,7 +44,7 @@ def _console_line(line: str) -> tuple[str, TestOutcome] | None:
 def parse_ctest(data: bytes) -> Outcomes:
     outcomes: Outcomes = {}
     if data.lstrip().startswith(b"<"):
-        for case in junit_root(data).iter("testcase"):
+        for case in junit_cases(data):
             outcome = case_outcome(case)
             status = case.get("status")
             if outcome is TestOutcome.PASSED and status in _STATUS:

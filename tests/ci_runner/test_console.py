@@ -8,6 +8,7 @@ import pytest
 
 from ci_runner import CIRequest, CIRunner, CIStatus, Pipeline, TestOutcome
 from ci_runner.reports.console import MAX_LINE, parse_console
+from ci_runner.reports.outcomes import bounded_id
 from tests.ci_runner.projects import CPP, GO, PYTHON
 from tests.conftest import MakeRepo
 
@@ -147,7 +148,7 @@ def test_hostile_logs_parse_in_linear_time() -> None:
     assert time.monotonic() - started < 2.0
     long_id = "tests/test_a.py::" + "t" * (MAX_LINE * 2)
     assert parse_console(f"=== short test summary info ===\nPASSED {long_id}\n") == {
-        "tests.test_a::" + "t" * (MAX_LINE - len("PASSED tests/test_a.py::")): P
+        bounded_id("tests.test_a::" + "t" * (MAX_LINE - len("PASSED tests/test_a.py::"))): P
     }
 
 

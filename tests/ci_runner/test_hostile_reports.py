@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+import tracemalloc
+from collections.abc import Callable
 
 import pytest
 from rich.console import Console
@@ -11,6 +13,7 @@ from arena.cli.render import render_ci_result
 from ci_runner import CIResult, CIStatus, ReportError, StepResult, TestOutcome
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import contradiction, parse_report, runner_summary
+from ci_runner.reports.outcomes import MAX_ID_CHARS
 from ci_runner.sandbox.limits import OutputBuffer
 
 MIB = 1024 * 1024
@@ -147,3 +150,54 @@ def test_a_report_is_checked_against_the_runners_summary_line(
     else:
         assert reason is not None and reason.startswith("report contradicts the test runner")
         assert verdict in reason
+
+
+def _peak_mib(work: Callable[[], object]) -> float:
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_deeply_nested_report_is_refused_while_it_streams() -> None:
+    """66 MB of nesting cost 2.85 GB when parsed whole; read as a stream it stops at the limit."""
+    data = b"<testsuites>" + b"<testsuite>" * 5_000_000
+    with pytest.raises(ReportError, match="nests deeper"):
+        parse_report(ReportFormat.JUNIT, data)
+    assert _peak_mib(lambda: _refused(data)) < 50
+
+
+def _refused(data: bytes) -> None:
+    with pytest.raises(ReportError):
+        parse_report(ReportFormat.JUNIT, data)
+
+
+def test_a_report_naming_too_many_tests_is_refused_before_it_is_parsed() -> None:
+    case = b'<testcase classname="c" name="t"/>'
+    data = b"<testsuite>" + case * 1_500_000 + b"</testsuite>"
+    started = time.monotonic()
+    with pytest.raises(ReportError, match="1500000 tests, over the limit"):
+        parse_report(ReportFormat.JUNIT, data, max_tests=100_000)
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_large_report_is_read_in_memory_that_follows_a_case_not_the_file() -> None:
+    case = b'<testcase classname="c" name="t%d"><system-out>%s</system-out></testcase>'
+    data = (
+        b"<testsuite>" + b"".join(case % (i, b"x" * 600) for i in range(90_000)) + b"</testsuite>"
+    )
+    outcomes: dict[str, TestOutcome] = {}
+    peak = _peak_mib(lambda: outcomes.update(parse_report(ReportFormat.JUNIT, data)))
+    assert len(outcomes) == 90_000
+    assert peak < 40, f"{len(data) / 2**20:.0f} MB report took {peak:.0f} MiB"
+
+
+def test_an_overlong_test_id_is_stored_bounded_and_stays_one_stable_id() -> None:
+    long_name = "t" * 2_000_000
+    data = f'<testsuite><testcase classname="c" name="{long_name}"/></testsuite>'.encode()
+    first = parse_report(ReportFormat.JUNIT, data)
+    assert first == parse_report(ReportFormat.JUNIT, data)
+    (test_id,) = first
+    assert len(test_id) <= MAX_ID_CHARS
