@@ -44,6 +44,8 @@ class ScriptedServer:
     script: list[Reply]
     requests: list[dict[str, Any]]
     auth: list[str | None]
+    busy: int = 0  # requests waiting out their reply's delay now
+    most_busy: int = 0  # the most ever at once
 
 
 @contextmanager
@@ -69,8 +71,11 @@ def scripted_server(
                     if state.script
                     else (default or Reply(status=500, body="{}"))
                 )
-            if reply.delay_s:
-                time.sleep(reply.delay_s)
+                state.busy += 1
+                state.most_busy = max(state.most_busy, state.busy)
+            time.sleep(reply.delay_s)
+            with lock:  # before the reply: a client that has it sees this request done
+                state.busy -= 1
             try:
                 if reply.drip_s:
                     return self._drip(reply)
