@@ -13,6 +13,7 @@ from psycopg.rows import DictRow
 
 from api.cache import TtlCache
 from api.core.config import ApiSettings
+from api.endpoint_check import EndpointChecks
 from api.errors import ApiError
 from arena.store.pool import Pool
 from arena.store.secrets import KeyBox
@@ -32,6 +33,7 @@ class Services:
     matrix_cache: TtlCache[list[DictRow]]
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
     board_cache: TtlCache[bytes]  # leaderboard responses, serialized, by their filters
+    checks: EndpointChecks  # `?check=true` of model writes, a bounded number at once
 
 
 async def services(request: Request) -> Services:

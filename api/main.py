@@ -12,6 +12,7 @@ from api import errors, metrics
 from api.cache import TtlCache
 from api.core.config import ApiSettings
 from api.deps import Services
+from api.endpoint_check import EndpointChecks
 from api.queue import producer
 from api.routes import health, leaderboard, matches, models, tasks, tournaments
 from api.website import Website
@@ -57,6 +58,7 @@ def create_app(
             matrix_cache=TtlCache(settings.stats_ttl_s),
             refresh_requests=TtlCache(settings.stats_ttl_s),
             board_cache=TtlCache(settings.board_ttl_s),
+            checks=EndpointChecks(settings.check_concurrency),
         )
         try:
             yield

@@ -96,9 +96,11 @@ class Services:
                 models = {} if spec is None else {name: spec}
                 player: Player
                 if isinstance(spec, OpenAIModel) and row["api_key_enc"] is not None:
-                    player = OpenAIPlayer(spec, self._key_box().open(row["api_key_enc"]))
+                    key = self._key_box().open(row["api_key_enc"])
+                    cap = self.settings.max_answer_bytes
+                    player = OpenAIPlayer(spec, key, max_answer_bytes=cap)
                 else:
-                    player = build_player(name, models, os.environ)
+                    player = build_player(name, models, os.environ, self.settings.max_answer_bytes)
                 self._players[name] = (player, limit)
             return self._players[name]
 

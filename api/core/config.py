@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from arena.store.settings import ServiceSettings
@@ -22,6 +22,7 @@ class ApiSettings(ServiceSettings):
     web_dir: Path = Path("frontend/dist")  # the built website, served at / when it exists
     stats_ttl_s: float = 10.0  # model metadata and head-to-head matrices are cached this long
     board_ttl_s: float = 1.0  # a served leaderboard (its JSON) is reused this long; 0: never
+    check_concurrency: int = Field(default=8, gt=0)  # endpoint checks at once; more wait
 
     def check_secure(self) -> None:
         """Refuse to serve without both secrets, unless this is a local demo."""

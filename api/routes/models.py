@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, status
 from psycopg.rows import DictRow
+from starlette.concurrency import run_in_threadpool
 
-from api.deps import Admin, PoolDep, ServicesDep
-from api.endpoint_check import check_endpoint
+from api.deps import Admin, PoolDep, Services, ServicesDep
 from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.models import NAME, ModelCreate, ModelList, ModelOut, ModelUpdate
@@ -73,17 +73,23 @@ def _seal(s: ServicesDep, api_key: str) -> bytes:
     dependencies=[Admin],
     responses=error_responses(401, 409, 422),
 )
-def create_model(
+async def create_model(
     body: ModelCreate,
     s: ServicesDep,
     check: Annotated[bool, Query(description="first send the endpoint one tiny request")] = False,
 ) -> ModelOut:
     """Register an OpenAI-compatible endpoint; `?check=true` proves it answers first."""
+    # async: a check waits on the event loop, not on a thread other requests need; the store
+    # is written from the thread pool
     spec = {"name": body.name, "kind": "openai", **body.model_dump(include=set(_SPEC_FIELDS))}
     api_key = body.api_key.get_secret_value() if body.api_key else None
-    if check:
-        check_endpoint(spec, api_key, s.settings)
     sealed = _seal(s, api_key) if api_key else None
+    if check:
+        await s.checks.check(spec, api_key)
+    return await run_in_threadpool(_insert, s, body, spec, sealed)
+
+
+def _insert(s: Services, body: ModelCreate, spec: dict[str, Any], sealed: bytes | None) -> ModelOut:
     try:
         row = store.insert_model(s.pool, body.name, spec, sealed, _meta(body.model_dump()))
     except store.DuplicateModel as exc:
@@ -117,14 +123,15 @@ def get_model(name: NamePath, pool: PoolDep) -> ModelOut:
     dependencies=[Admin],
     responses=error_responses(401, 404, 409, 422),
 )
-def update_model(
+async def update_model(
     name: NamePath,
     body: ModelUpdate,
     s: ServicesDep,
     check: Annotated[bool, Query(description="send the changed endpoint one tiny request")] = False,
 ) -> ModelOut:
     """Change what is given; the model's past matches keep what they were played with."""
-    row = _get(s.pool, name)
+    # async as create_model is: the store is read and written from the thread pool
+    row = await run_in_threadpool(_get, s.pool, name)
     given = body.model_dump(exclude_unset=True)
     spec: dict[str, Any] = dict(row["spec"])
     if spec.get("kind") == "baseline":
@@ -153,10 +160,9 @@ def update_model(
             raise ApiError(
                 422, ["query", "check"], "give api_key again to check an endpoint with a stored key"
             )
-        check_endpoint(spec, key, s.settings)
-    return model_out(
-        store.update_model(s.pool, name, spec if spec != row["spec"] else None, changes)
-    )
+        await s.checks.check(spec, key)
+    changed = spec if spec != row["spec"] else None
+    return model_out(await run_in_threadpool(store.update_model, s.pool, name, changed, changes))
 
 
 @router.delete(

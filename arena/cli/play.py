@@ -35,9 +35,11 @@ if TYPE_CHECKING:
 
 def _players(names: list[str], models_file: Path | None) -> list[Player]:
     from arena.players.registry import ModelSpec, build_player, load_models_file
+    from arena.settings import PlayerSettings
 
     models: dict[str, ModelSpec] = load_models_file(models_file) if models_file else {}
-    players = [build_player(name, models, os.environ) for name in names]
+    cap = PlayerSettings().max_answer_bytes
+    players = [build_player(name, models, os.environ, cap) for name in names]
     if len({p.name for p in players}) != len(players):
         fail(BAD_INPUT, f"a model cannot meet itself: {', '.join(names)}")
     return players

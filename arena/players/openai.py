@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import json
 import random
+import ssl
 import threading
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -20,12 +26,26 @@ from arena.players.base import (
     parsed_answer,
 )
 from arena.prompting import render_prompt
+from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 
 _RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
+_ERROR_BODY_BYTES = 4096  # of a refusal (4xx, 5xx) only this much is read, for its message
 
 
-class _Malformed(ValueError):
+class NotACompletion(ValueError):
     """A 200 response without a chat completion in it: retried like a 5xx."""
+
+
+class AnswerTimeout(ModelError):
+    """The request was sent but the whole answer did not arrive within the model's `timeout_s`."""
+
+
+class AnswerTooLarge(ModelError):
+    """The answer passed the size cap: it was refused without reading further."""
+
+
+class AnswerCutOff(ModelError):
+    """The answer stopped at the token limit (`finish_reason=length`)."""
 
 
 class OpenAIModel(BaseModel):
@@ -40,23 +60,48 @@ class OpenAIModel(BaseModel):
     api_key_env: str | None = None
     temperature: float = 0.0
     max_tokens: int = Field(default=4096, gt=0)
-    timeout_s: float = Field(default=300, gt=0)
+    timeout_s: float = Field(default=300, gt=0)  # the whole of one attempt, its answer read
     max_concurrency: int = Field(default=4, gt=0)
     max_retries: int = Field(default=5, ge=0)
     backoff_s: float = Field(default=1.0, gt=0)
     max_backoff_s: float = Field(default=60, gt=0)
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every client: building one reads the CA bundle (some 25 ms of CPU,
+    which an event loop running many endpoint checks cannot spare each time)."""
+    return httpx.create_ssl_context()
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One attempt's HTTP answer: its status and body (at most the cap; a refusal's first KiB)."""
+
+    status: int
+    body: bytes
+    retry_after: str | None = None
+
+
 class OpenAIPlayer(Player):
     def __init__(
-        self, spec: OpenAIModel, api_key: str | None, system_prompt: str | None = None
+        self,
+        spec: OpenAIModel,
+        api_key: str | None,
+        system_prompt: str | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         self.name = spec.name
         self._spec = spec
         self._api_key = api_key
         self._slots = threading.BoundedSemaphore(spec.max_concurrency)
         self._system = system_prompt
-        self._client = httpx.Client(timeout=spec.timeout_s)
+        self._max_answer_bytes = max_answer_bytes
+
+    @property
+    def url(self) -> str:
+        """The only URL a call is sent to; redirects are never followed."""
+        return self._spec.base_url.rstrip("/") + "/chat/completions"
 
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
         if retry_after:
@@ -67,14 +112,20 @@ class OpenAIPlayer(Player):
         delay: float = min(self._spec.backoff_s * 2.0**attempt, self._spec.max_backoff_s)
         return delay * random.uniform(0.5, 1.5)
 
-    def complete(self, prompt: str) -> tuple[str, dict[str, Any]]:
-        """The answer text and usage.
+    def client(self) -> httpx.AsyncClient:
+        """A client for one call: no timeouts of its own (each attempt has a total deadline), no
+        redirects, and plain (not compressed) answers asked for, so the cap counts real bytes."""
+        return httpx.AsyncClient(
+            verify=_tls(),
+            timeout=None,
+            follow_redirects=False,
+            headers={"Accept-Encoding": "identity"},
+        )
 
-        Whose fault a failure is decides whether it is scored (swing-protocol.md, "Faults"):
-        an answer that does not arrive within `timeout_s` or is cut off at `max_tokens` is the
-        model's (ModelError); a refused configuration, an unreachable host, or 429/5xx and
-        transport errors that outlast the jittered retries are the endpoint's (EndpointFault).
-        """
+    async def attempt(self, client: httpx.AsyncClient, prompt: str) -> Reply:
+        """One request, connection to last byte within `timeout_s`; a 200 body is read up to the
+        cap and refused past it (AnswerTooLarge). A deadline passed once the request went out is
+        the model's (AnswerTimeout); before that, the connection's (httpx.ConnectTimeout)."""
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -87,47 +138,111 @@ class OpenAIPlayer(Player):
             "temperature": self._spec.temperature,
             "max_tokens": self._spec.max_tokens,
         }
-        url = self._spec.base_url.rstrip("/") + "/chat/completions"
+        connected = False
+
+        async def trace(event: str, _: dict[str, Any]) -> None:
+            nonlocal connected
+            if event.startswith(("http11.", "http2.")):  # the request is being sent
+                connected = True
+
+        timeout = self._spec.timeout_s
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._exchange(client, body, headers, trace)
+        except TimeoutError:
+            if not connected:
+                raise httpx.ConnectTimeout(f"no connection within {timeout:g}s") from None
+            raise AnswerTimeout(
+                f"model {self.name}: no answer within its timeout of {timeout:g}s"
+            ) from None
+
+    async def _exchange(
+        self,
+        client: httpx.AsyncClient,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        trace: Callable[[str, dict[str, Any]], Awaitable[None]],
+    ) -> Reply:
+        cap = self._max_answer_bytes
+        async with client.stream(
+            "POST", self.url, json=body, headers=headers, extensions={"trace": trace}
+        ) as response:
+            ok = response.status_code == 200
+            limit = cap if ok else _ERROR_BODY_BYTES
+            declared = response.headers.get("Content-Length", "")
+            if ok and declared.isdigit() and int(declared) > cap:
+                raise self._too_large(f"{declared} bytes were announced")
+            read = bytearray()
+            async for chunk in response.aiter_bytes():
+                read += chunk
+                if len(read) > limit:
+                    if ok:
+                        raise self._too_large("it was not read past the cap")
+                    del read[limit:]
+                    break
+            return Reply(response.status_code, bytes(read), response.headers.get("Retry-After"))
+
+    def _too_large(self, how: str) -> AnswerTooLarge:
+        return AnswerTooLarge(
+            f"model {self.name}: the answer is larger than the cap of {self._max_answer_bytes}"
+            f" bytes (ARENA_MAX_ANSWER_BYTES); {how}"
+        )
+
+    def complete(self, prompt: str) -> tuple[str, dict[str, Any]]:
+        """The answer text and usage.
+
+        Whose fault a failure is decides whether it is scored (swing-protocol.md, "Faults"):
+        an answer that does not arrive whole within `timeout_s`, is larger than the cap or is
+        cut off at `max_tokens` is the model's (ModelError); a refused configuration, an
+        unreachable host, or 429/5xx and transport errors that outlast the jittered retries are
+        the endpoint's (EndpointFault). Each attempt has its own `timeout_s`; the call holds one
+        of the player's `max_concurrency` slots throughout, its backoffs included.
+        """
+        with self._slots:
+            return asyncio.run(self._complete(prompt))
+
+    async def _complete(self, prompt: str) -> tuple[str, dict[str, Any]]:
         last = "no attempt made"
-        for attempt in range(self._spec.max_retries + 1):
-            retry_after = None
-            try:
-                with self._slots:
-                    response = self._client.post(url, json=body, headers=headers)
-            except (httpx.ReadTimeout, httpx.WriteTimeout) as exc:
-                raise ModelError(
-                    f"model {self.name}: no answer within its timeout of {self._spec.timeout_s:g}s"
-                ) from exc
-            except httpx.ConnectError as exc:
-                raise EndpointFault(self.name, f"cannot connect to {url}: {exc}") from exc
-            except httpx.TransportError as exc:
-                last = f"transport error: {exc!r}"
-            else:
-                if response.status_code == 200:
-                    try:
-                        return self._content(response)
-                    except _Malformed as exc:
-                        last = str(exc)
+        async with self.client() as client:
+            for attempt in range(self._spec.max_retries + 1):
+                retry_after = None
+                try:
+                    reply = await self.attempt(client, prompt)
+                except httpx.ConnectError as exc:
+                    raise EndpointFault(self.name, f"cannot connect to {self.url}: {exc}") from exc
+                except httpx.TransportError as exc:
+                    last = f"transport error: {exc!r}"
                 else:
-                    last = f"HTTP {response.status_code}: {response.text[:200]}"
-                    if response.status_code not in _RETRYABLE:
-                        raise EndpointFault(self.name, f"{url} refused the request: {last}")
-                    retry_after = response.headers.get("Retry-After")
-            if attempt < self._spec.max_retries:
-                time.sleep(self._backoff(attempt, retry_after))
+                    if reply.status == 200:
+                        try:
+                            return self.parse(reply)
+                        except NotACompletion as exc:
+                            last = str(exc)
+                    else:
+                        text = reply.body[:200].decode(errors="replace")
+                        last = f"HTTP {reply.status}: {text}"
+                        if reply.status not in _RETRYABLE:
+                            raise EndpointFault(
+                                self.name, f"{self.url} refused the request: {last}"
+                            )
+                        retry_after = reply.retry_after
+                if attempt < self._spec.max_retries:
+                    await asyncio.sleep(self._backoff(attempt, retry_after))
         raise EndpointFault(
             self.name, f"gave up after {self._spec.max_retries + 1} attempts; last: {last}"
         )
 
-    def _content(self, response: httpx.Response) -> tuple[str, dict[str, Any]]:
+    def parse(self, reply: Reply) -> tuple[str, dict[str, Any]]:
+        """The text and usage of a 200's chat completion (NotACompletion without one)."""
         try:
-            payload = response.json()
+            payload = json.loads(reply.body)
             choice = payload["choices"][0]
             content = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise _Malformed(f"malformed response: {response.text[:200]!r}") from exc
+            text = reply.body[:200].decode(errors="replace")
+            raise NotACompletion(f"malformed response: {text!r}") from exc
         if choice.get("finish_reason") == "length":
-            raise ModelError(
+            raise AnswerCutOff(
                 f"model {self.name}: the answer was cut off at the token limit "
                 f"(finish_reason=length, max_tokens={self._spec.max_tokens})"
             )

@@ -14,6 +14,7 @@ from arena.players.base import Player
 from arena.players.baselines import BASELINES
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.replay import ReplayPlayer
+from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 from arena.tasks.schema import describe_validation_error
 
 
@@ -71,7 +72,12 @@ def load_models_file(path: Path) -> dict[str, ModelSpec]:
     return models
 
 
-def build_player(name: str, models: Mapping[str, ModelSpec], environ: Mapping[str, str]) -> Player:
+def build_player(
+    name: str,
+    models: Mapping[str, ModelSpec],
+    environ: Mapping[str, str],
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+) -> Player:
     if name in BASELINES:
         return BASELINES[name]()
     spec = models.get(name)
@@ -87,4 +93,4 @@ def build_player(name: str, models: Mapping[str, ModelSpec], environ: Mapping[st
             raise ModelsFileError(
                 f"model {name}: environment variable {spec.api_key_env} is not set"
             )
-    return OpenAIPlayer(spec, api_key)
+    return OpenAIPlayer(spec, api_key, max_answer_bytes=max_answer_bytes)

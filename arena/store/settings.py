@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from arena.settings import PlayerSettings
 
 
-class ServiceSettings(BaseSettings):
+class ServiceSettings(PlayerSettings):
     model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore")
 
     database_url: str = "postgresql://arena@localhost/arena"

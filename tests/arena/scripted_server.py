@@ -20,6 +20,10 @@ class Reply:
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str = "stop"
+    drip_s: float = 0.0  # the response one byte at a time, this far apart
+    drip_head: bool = True  # from its status line on (else the head at once, then the body)
+    answer_bytes: int = 0  # a completion this many bytes long, made as it is sent (never whole)
+    send_length: bool = True  # with Content-Length (else the closed connection ends the body)
 
 
 def completion(content: str, finish_reason: str = "stop") -> str:
@@ -40,6 +44,8 @@ class ScriptedServer:
     script: list[Reply]
     requests: list[dict[str, Any]]
     auth: list[str | None]
+    busy: int = 0  # requests waiting out their reply's delay now
+    most_busy: int = 0  # the most ever at once
 
 
 @contextmanager
@@ -65,8 +71,18 @@ def scripted_server(
                     if state.script
                     else (default or Reply(status=500, body="{}"))
                 )
-            if reply.delay_s:
-                time.sleep(reply.delay_s)
+                state.busy += 1
+                state.most_busy = max(state.most_busy, state.busy)
+            time.sleep(reply.delay_s)
+            with lock:  # before the reply: a client that has it sees this request done
+                state.busy -= 1
+            try:
+                if reply.drip_s:
+                    return self._drip(reply)
+                if reply.answer_bytes:
+                    return self._huge(reply)
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the client gave up (a deadline or a cap)
             body = (
                 reply.body
                 if reply.body is not None
@@ -81,6 +97,32 @@ def scripted_server(
                 self.wfile.write(body.encode())
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
+
+        def _drip(self, reply: Reply) -> None:
+            body = (
+                reply.body if reply.body is not None else completion(reply.content or "")
+            ).encode()
+            head = f"HTTP/1.1 {reply.status} OK\r\nContent-Type: application/json\r\n"
+            raw = f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+            start = 0 if reply.drip_head else len(raw) - len(body)
+            self.wfile.write(raw[:start])
+            for i in range(start, len(raw)):
+                self.wfile.write(raw[i : i + 1])
+                time.sleep(reply.drip_s)
+
+        def _huge(self, reply: Reply) -> None:
+            head, tail = completion("@").encode().split(b"@")
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "application/json")
+            if reply.send_length:
+                self.send_header("Content-Length", str(len(head) + reply.answer_bytes + len(tail)))
+            self.end_headers()
+            self.wfile.write(head)
+            chunk, left = b"x" * 65536, reply.answer_bytes
+            while left > 0:
+                self.wfile.write(chunk[:left])
+                left -= len(chunk)
+            self.wfile.write(tail)
 
         def log_message(self, *_: object) -> None:
             return None

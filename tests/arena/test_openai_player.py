@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import socket
 import time
+import tracemalloc
 
 import pytest
 
 from arena.players.base import EndpointFault, Role, TaskContext
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelsFileError, build_player, load_models_file
+from arena.settings import PlayerSettings
+from arena.store.settings import ServiceSettings
 from tests.arena.scripted_server import Reply, scripted_server
 from tests.arena.tiny import TINY_TASK
 
@@ -19,7 +22,7 @@ CTX = TaskContext(TASK, "### calc.py\n" + FILES["calc.py"], FILES.get)
 FIX = "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
 
 
-def _player(url: str, **overrides: object) -> OpenAIPlayer:
+def _player(url: str, cap: int = 4 << 20, **overrides: object) -> OpenAIPlayer:
     fields = {
         "name": "m",
         "base_url": url,
@@ -27,7 +30,8 @@ def _player(url: str, **overrides: object) -> OpenAIPlayer:
         "backoff_s": 0.05,
         "max_retries": 3,
     }
-    return OpenAIPlayer(OpenAIModel.model_validate({**fields, **overrides}), api_key="sk-test")
+    spec = OpenAIModel.model_validate({**fields, **overrides})
+    return OpenAIPlayer(spec, api_key="sk-test", max_answer_bytes=cap)
 
 
 def test_a_429_is_retried_then_the_answer_is_parsed() -> None:
@@ -63,6 +67,65 @@ def test_a_slow_answer_past_the_timeout_is_the_models_failure() -> None:
     assert answer.diff is None
     assert answer.error is not None and "no answer within its timeout of 0.5s" in answer.error
     assert time.monotonic() - started < 3 and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("head", [True, False], ids=["head-drips", "body-drips"])
+def test_a_slow_drip_answer_ends_at_its_total_deadline_as_the_models_failure(head: bool) -> None:
+    """One byte every 0.3s would hold the call for minutes: each read is quick, the whole is not."""
+    drip = Reply(content=FIX, drip_s=0.3, drip_head=head)
+    with scripted_server([], default=drip) as server:
+        started = time.monotonic()
+        answer = _player(server.url, timeout_s=2, max_retries=3).propose_patch(CTX)
+        took = time.monotonic() - started
+    assert 2 <= took < 2.8, took
+    assert answer.diff is None and answer.raw_text == ""
+    assert answer.error == "model m: no answer within its timeout of 2s"
+    assert len(server.requests) == 1  # the model's fault: not retried, never the endpoint's
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["content-length", "streamed"])
+def test_an_answer_past_the_size_cap_is_refused_unread_as_the_models_failure(
+    announced: bool,
+) -> None:
+    huge = Reply(answer_bytes=200 << 20, send_length=announced)  # 200 MiB
+    with scripted_server([huge]) as server:
+        tracemalloc.start()
+        started = time.monotonic()
+        try:
+            answer = _player(server.url, cap=1 << 20).propose_patch(CTX)
+            took = time.monotonic() - started
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert took < 5 and peak < 16 << 20, (took, peak)
+    assert answer.diff is None and answer.raw_text == "" and answer.failure is not None
+    assert answer.failure.startswith(
+        "model m: the answer is larger than the cap of 1048576 bytes (ARENA_MAX_ANSWER_BYTES)"
+    )
+    assert len(server.requests) == 1
+
+
+def test_a_huge_refusal_is_read_only_for_its_message() -> None:
+    with (
+        scripted_server([Reply(status=503, answer_bytes=200 << 20)]) as server,
+        pytest.raises(EndpointFault, match=r"gave up after 1 attempts; last: HTTP 503: \{"),
+    ):
+        _player(server.url, cap=1 << 20, max_retries=0).propose_patch(CTX)
+
+
+def test_the_cap_is_a_setting_read_once_and_passed_to_players(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert PlayerSettings().max_answer_bytes == ServiceSettings().max_answer_bytes == 4 << 20
+    monkeypatch.setenv("ARENA_MAX_ANSWER_BYTES", "1000")
+    assert PlayerSettings().max_answer_bytes == ServiceSettings().max_answer_bytes == 1000
+    spec = OpenAIModel(name="m", base_url="http://127.0.0.1:9/v1", model="x")
+    with scripted_server([Reply(content="x" * 2000)]) as server:
+        player = build_player(
+            "m", {"m": spec.model_copy(update={"base_url": server.url})}, {}, 1000
+        )
+        answer = player.propose_patch(CTX)
+    assert answer.failure is not None and "cap of 1000 bytes" in answer.failure
 
 
 def test_an_answer_cut_off_at_the_token_limit_is_a_failure_not_a_partial_patch() -> None:
