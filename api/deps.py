@@ -14,6 +14,9 @@ from psycopg.rows import DictRow
 from api.cache import TtlCache
 from api.core.config import ApiSettings
 from api.errors import ApiError
+from api.polls import SharedPolls
+from api.schemas.tournaments import TournamentOut
+from api.streams import Streams
 from arena.store.pool import Pool
 from arena.store.secrets import KeyBox
 from ci_runner import CISettings
@@ -32,6 +35,8 @@ class Services:
     matrix_cache: TtlCache[list[DictRow]]
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
     board_cache: TtlCache[bytes]  # leaderboard responses, serialized, by their filters
+    streams: Streams  # live event streams held open, by client address
+    progress_polls: SharedPolls[int, TournamentOut]  # one look per followed tournament
 
 
 async def services(request: Request) -> Services:

@@ -12,8 +12,10 @@ from api import errors, metrics
 from api.cache import TtlCache
 from api.core.config import ApiSettings
 from api.deps import Services
+from api.polls import SharedPolls
 from api.queue import producer
 from api.routes import health, leaderboard, matches, models, tasks, tournaments
+from api.streams import Streams
 from api.website import Website
 from arena.store.models import ensure_baselines
 from arena.store.pool import open_pool
@@ -57,6 +59,8 @@ def create_app(
             matrix_cache=TtlCache(settings.stats_ttl_s),
             refresh_requests=TtlCache(settings.stats_ttl_s),
             board_cache=TtlCache(settings.board_ttl_s),
+            streams=Streams(settings),
+            progress_polls=SharedPolls(),
         )
         try:
             yield

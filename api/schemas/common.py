@@ -21,6 +21,8 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, object]]:
         404: "not found",
         409: "conflicts with what is stored",
         422: "bad input: each item names the field and the problem",
+        429: "too many open streams (per client address or in total): retry after Retry-After"
+        " seconds",
         503: "a service it needs is down",
     }
     return {code: {"model": ErrorBody, "description": described[code]} for code in codes}
