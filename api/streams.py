@@ -9,7 +9,6 @@ in the process (one event loop: no lock); several API processes each apply the c
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 
@@ -21,7 +20,6 @@ from starlette.types import Receive, Scope, Send
 from api.core.config import ApiSettings
 from api.errors import ApiError
 
-log = logging.getLogger(__name__)
 SEND_TIMEOUT_S = 30.0  # a client that stops reading for this long is cut off
 
 
@@ -41,9 +39,6 @@ class Streams:
         self.retry_after_s = settings.stream_retry_after_s
         self._open: Counter[str] = Counter()
         self.total = 0
-
-    def open_for(self, client: str) -> int:
-        return self._open[client]
 
     def admit(self, request: Request) -> Slot:
         """A slot for one more stream, or 429 when the client or the process holds its cap."""

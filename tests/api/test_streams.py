@@ -155,7 +155,8 @@ def test_streams_beyond_the_client_cap_or_the_total_cap_get_429_with_retry_after
 def test_the_cap_s_worth_of_streams_leaves_get_models_fast(
     api_settings: ApiSettings, ci_settings: CISettings
 ) -> None:
-    """The default caps, every stream asking for the fastest look allowed (poll_s=0.2)."""
+    """1,500 anonymous streams asked for at the default caps, each for the fastest look allowed
+    (poll_s=0.2): the cap's worth is served, the rest refused, and GET /api/models stays fast."""
     per_client = ApiSettings.model_fields["streams_per_client"].default
     total = ApiSettings.model_fields["streams_total"].default
     with _served(api_settings, ci_settings) as (url, app):
@@ -170,22 +171,29 @@ def test_the_cap_s_worth_of_streams_leaves_get_models_fast(
                     took.append((time.perf_counter() - started) * 1000)
                 return statistics.median(took)
 
-            idle = median_ms()
-            opened = []
+            alone = median_ms()
+            opened, refused = [], 0
             try:
-                for i in range(total):
-                    opened.append(Stream(url, path, f"127.0.0.{2 + i // per_client}"))
+                for i in range(1500):
+                    stream = Stream(url, path, f"127.0.1.{2 + i // per_client}")
+                    if stream.status == 429:
+                        refused += 1
+                        stream.close()
+                    else:
+                        opened.append(stream)
+                assert len(opened) == total and refused == 1500 - total
                 assert all(s.status == 200 for s in opened)
                 assert _services(app).streams.total == total
-                refused = Stream(url, path, "127.0.1.1")
-                assert refused.status == 429
-                refused.close()
-                time.sleep(1)  # every stream polling
+                assert _services(app).progress_polls.looking == 1
+                time.sleep(1)  # every stream following
                 loaded = median_ms()
             finally:
                 for s in opened:
                     s.close()
-    print(f"\nGET /api/models median: {idle:.1f} ms alone, {loaded:.1f} ms with {total} streams")
+    print(
+        f"\nGET /api/models median: {alone:.1f} ms alone, {loaded:.1f} ms with {total} streams"
+        f" open ({refused} refused)"
+    )
     assert loaded < 200
 
 
@@ -203,10 +211,10 @@ def test_keep_alive_comments_arrive_and_an_idle_stream_is_closed_after_the_timeo
         closed = stream.read_to_end(10)  # nothing changes: the stream goes idle
         lasted = time.monotonic() - started
         stream.close()
-        assert stream.data.count(b": ping") >= 4, stream.data
+        assert stream.data.count(b": ping") >= 3, stream.data
         assert b"event: idle" in stream.data and b"no event for 2 s" in stream.data
         assert b"event: end" not in stream.data
-        assert 1.9 < lasted < 4, (lasted, closed)
+        assert 1.9 < lasted < 6, (lasted, closed)
         _eventually(lambda: _services(app).streams.total == 0)
         _eventually(lambda: _services(app).progress_polls.looking == 0)
 
