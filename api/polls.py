@@ -46,6 +46,7 @@ class SharedPolls(Generic[K, V]):
                 if loop.read_started > joined and loop.value is not last:
                     last = loop.value
                     yield cast(V, loop.value)  # a read has set it
+                    continue  # what happened while the consumer was away counts too
                 await loop.news()
         finally:
             loop.leave(every_s)
