@@ -20,6 +20,8 @@ V = TypeVar("V")
 
 
 class SharedPolls(Generic[K, V]):
+    """One loop of reads per key followed, however many follow it (one event loop: no lock)."""
+
     def __init__(self) -> None:
         self._loops: dict[K, _Loop[V]] = {}
 

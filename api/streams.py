@@ -102,6 +102,8 @@ class Slot:
 
 
 class _HeldStream(EventSourceResponse):
+    """An event stream that gives its slot back when it ends, whatever ends it."""
+
     def __init__(
         self,
         content: AsyncIterator[ServerSentEvent],
@@ -125,7 +127,7 @@ async def _until_idle(
     """The events, until `idle_s` pass without one: then an `idle` event, and the end.
 
     Cancelling the wait (idle, or the client gone) ends `events` where it awaits, so whatever
-    it holds is let go; it holds no database connection between its reads."""
+    it holds there is let go."""
     async with contextlib.aclosing(events):
         while True:
             with anyio.move_on_after(idle_s) as waited:
