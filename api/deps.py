@@ -15,6 +15,9 @@ from api.cache import TtlCache
 from api.core.config import ApiSettings
 from api.endpoint_check import EndpointChecks
 from api.errors import ApiError
+from api.polls import SharedPolls
+from api.schemas.tournaments import TournamentOut
+from api.streams import Streams
 from arena.store.pool import Pool
 from arena.store.secrets import KeyBox
 from ci_runner import CISettings
@@ -34,6 +37,8 @@ class Services:
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
     board_cache: TtlCache[bytes]  # leaderboard responses, serialized, by their filters
     checks: EndpointChecks  # `?check=true` of model writes, a bounded number at once
+    streams: Streams  # live event streams held open, by client address
+    progress_polls: SharedPolls[int, TournamentOut]  # one look per followed tournament
 
 
 async def services(request: Request) -> Services:
@@ -54,24 +59,50 @@ PoolDep = Annotated[Pool, Depends(pool)]
 _bearer = HTTPBearer(auto_error=False, description="ARENA_ADMIN_TOKEN")
 
 
+def _admin_token_given(
+    s: Services, credentials: HTTPAuthorizationCredentials | None
+) -> bool | None:
+    """True: the admin token was given; False: no token was given; None: no admin token is
+    configured. A wrong token is refused (401): whoever sends one expects it to count."""
+    token = s.settings.admin_token
+    if token is None or not token.get_secret_value():
+        return None
+    if credentials is None:
+        return False
+    if not secrets.compare_digest(
+        credentials.credentials.encode(), token.get_secret_value().encode()
+    ):
+        raise ApiError(401, ["header", "Authorization"], "wrong admin token")
+    return True
+
+
 def require_admin(
     s: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
     """Every write: `Authorization: Bearer $ARENA_ADMIN_TOKEN` (a demo without one is open)."""
-    token = s.settings.admin_token
-    if token is None or not token.get_secret_value():
+    given = _admin_token_given(s, credentials)
+    if given is None:
         if s.settings.demo:
             return
         raise ApiError(401, ["header", "Authorization"], "no admin token is configured")
-    if credentials is None:
+    if not given:
         raise ApiError(
             401, ["header", "Authorization"], "writes need `Authorization: Bearer <admin token>`"
         )
-    if not secrets.compare_digest(
-        credentials.credentials.encode(), token.get_secret_value().encode()
-    ):
-        raise ApiError(401, ["header", "Authorization"], "wrong admin token")
 
 
 Admin = Depends(require_admin)
+
+
+def is_admin(
+    s: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> bool:
+    """A public read that shows the admin more (a task's gold patch): whether the admin token
+    came with it (a demo without one shows everyone everything, as it takes anyone's writes)."""
+    given = _admin_token_given(s, credentials)
+    return s.settings.demo if given is None else given
+
+
+IsAdmin = Annotated[bool, Depends(is_admin)]

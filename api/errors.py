@@ -19,13 +19,19 @@ class ApiError(Exception):
     """A refusal a user can act on: where (loc) and what is wrong (msg)."""
 
     def __init__(
-        self, status: int, loc: list[str | int], msg: str, kind: str = "value_error"
+        self,
+        status: int,
+        loc: list[str | int],
+        msg: str,
+        kind: str = "value_error",
+        headers: dict[str, str] | None = None,  # e.g. a 429's Retry-After
     ) -> None:
         super().__init__(msg)
         self.status = status
         self.loc = loc
         self.msg = msg
         self.kind = kind
+        self.headers = headers or {}
 
 
 def not_found(loc: list[str | int], msg: str) -> ApiError:
@@ -39,9 +45,11 @@ def _body(items: list[ErrorItem]) -> dict[str, object]:
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
         item = ErrorItem(loc=exc.loc, msg=exc.msg, type=exc.kind)
-        return JSONResponse(_body([item]), status_code=exc.status, headers=headers)
+        return JSONResponse(
+            _body([item]), status_code=exc.status, headers={**headers, **exc.headers}
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -13,8 +13,10 @@ from api.cache import TtlCache
 from api.core.config import ApiSettings
 from api.deps import Services
 from api.endpoint_check import EndpointChecks
+from api.polls import SharedPolls
 from api.queue import producer
 from api.routes import health, leaderboard, matches, models, tasks, tournaments
+from api.streams import Streams
 from api.website import Website
 from arena.store.models import ensure_baselines
 from arena.store.pool import open_pool
@@ -59,6 +61,8 @@ def create_app(
             refresh_requests=TtlCache(settings.stats_ttl_s),
             board_cache=TtlCache(settings.board_ttl_s),
             checks=EndpointChecks(settings.check_concurrency),
+            streams=Streams(settings),
+            progress_polls=SharedPolls(),
         )
         try:
             yield

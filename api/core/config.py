@@ -23,6 +23,15 @@ class ApiSettings(ServiceSettings):
     stats_ttl_s: float = 10.0  # model metadata and head-to-head matrices are cached this long
     board_ttl_s: float = 1.0  # a served leaderboard (its JSON) is reused this long; 0: never
     check_concurrency: int = Field(default=8, gt=0)  # endpoint checks at once; more wait
+    # live event streams (server-sent events), per API process: how many one client address
+    # and all clients together may hold open (beyond either: 429 with Retry-After), how often
+    # a keep-alive comment goes out, and how long a stream may go without an event before it
+    # is closed (with an `idle` event)
+    streams_per_client: int = Field(default=8, gt=0)
+    streams_total: int = Field(default=200, gt=0)
+    stream_keepalive_s: float = Field(default=15.0, gt=0)
+    stream_idle_s: float = Field(default=900.0, gt=0)
+    stream_retry_after_s: int = Field(default=30, gt=0)  # the Retry-After of a refused stream
 
     def check_secure(self) -> None:
         """Refuse to serve without both secrets, unless this is a local demo."""

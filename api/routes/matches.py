@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from api.deps import PoolDep
 from api.errors import ApiError, not_found
-from api.schemas.common import error_responses
+from api.schemas.common import GoldAccess, error_responses
 from api.schemas.matches import (
     AnswerEvidence,
     MatchEvidence,
@@ -26,6 +26,19 @@ from arena.tasks.schema import Language
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 _FACTS = ("patch_applies", "patch_correct", "tests_valid", "tests_catch")
+# A match's page shows what could hand a playing model the answer only once the match is over:
+# the gold patch and tests, the answers' text and diffs (the oracle answers the gold patch, and
+# round 2's submitter must not read round 1's patch) and the CI logs (a traceback shows the gold
+# code and tests). Never while it is queued or running; a cancelled match never finished.
+FINISHED = frozenset({"done", "failed", "skipped"})
+WITHHELD = (
+    "Until the match has finished, its answers' text and diffs, CI logs and gold patch and tests"
+    " are withheld: a playing model must not read the answer here."
+)
+WITHHELD_CANCELLED = (
+    "The match was cancelled before it finished: its answers' text and diffs, CI logs and gold"
+    " patch and tests stay withheld (the admin reads the gold on the task)."
+)
 
 
 def _summary(row: Mapping[str, Any]) -> MatchSummary:
@@ -73,13 +86,13 @@ def _cost(row: Mapping[str, Any]) -> float | None:
     return cost
 
 
-def _answer(row: Mapping[str, Any]) -> AnswerEvidence:
+def _answer(row: Mapping[str, Any], finished: bool) -> AnswerEvidence:
     given: dict[str, Any] = row["answer"]
     return AnswerEvidence(
         role=row["role"],
         model=row["model"],
-        raw_text=given.get("raw_text", ""),
-        diff=given.get("diff"),
+        raw_text=given.get("raw_text", "") if finished else None,
+        diff=given.get("diff") if finished else None,
         parse_error=given.get("parse_error"),
         error=given.get("error"),
         latency_s=row["latency_s"],
@@ -89,8 +102,19 @@ def _answer(row: Mapping[str, Any]) -> AnswerEvidence:
     )
 
 
-def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEvidence:
+def _without_logs(runs: dict[str, Any]) -> dict[str, Any]:
+    """Each CI run with its steps' logs emptied (statuses, times and tests stay)."""
+    return {
+        label: {**run, "steps": [{**step, "log": ""} for step in run.get("steps") or ()]}
+        if isinstance(run, dict)
+        else run
+        for label, run in runs.items()
+    }
+
+
+def _round(row: Mapping[str, Any], answers: list[AnswerEvidence], finished: bool) -> RoundEvidence:
     record: dict[str, Any] = row["record"] or {}
+    runs: dict[str, Any] = record.get("runs", {})
     role = row["winner"]
     winner = {"submitter": row["submitter"], "reviewer": row["reviewer"]}.get(role, role)
     return RoundEvidence(
@@ -103,7 +127,7 @@ def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEviden
         winner_role=role,
         facts={f: bool(record[f]) for f in _FACTS if f in record},
         reasons=record.get("reasons", {}),
-        runs=record.get("runs", {}),
+        runs=runs if finished else _without_logs(runs),
         finished_at=row["finished_at"],
     )
 
@@ -116,6 +140,8 @@ def _round(row: Mapping[str, Any], answers: list[AnswerEvidence]) -> RoundEviden
 )
 def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> Response:
     """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons.
+    Until the match has finished (done, failed, skipped) the answers' text and diffs, the CI
+    logs and the gold patch and tests are left out (`withheld` says so).
 
     Serialized once here: returned as a model, FastAPI would validate the whole evidence (CI
     logs included) a second time before serializing it."""
@@ -124,11 +150,19 @@ def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> 
     )
 
 
+def _gold_access(status: str) -> GoldAccess:
+    if status in FINISHED:
+        return "shown"
+    return "admin_only" if status == "cancelled" else "after_match"
+
+
 def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
     found = store.match_evidence(pool, match_id)
     if found is None:
         raise not_found(["path", "match_id"], f"no match {match_id}")
-    answers = [_answer(a) for a in found.answers]
+    status = found.match["status"]
+    finished = status in FINISHED
+    answers = [_answer(a, finished) for a in found.answers]
     by_round: dict[int, list[AnswerEvidence]] = {}
     for row, shown in zip(found.answers, answers, strict=True):
         by_round.setdefault(row["idx"], []).append(shown)
@@ -145,8 +179,12 @@ def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
             problem_statement=task.get("problem_statement", ""),
             hints_text=task.get("hints_text", ""),
             validation=found.validation,
+            patch=task.get("patch", "") if finished else None,
+            test_patch=task.get("test_patch", "") if finished else None,
+            gold_access=_gold_access(status),
         ),
-        rounds=[_round(r, by_round.get(r["idx"], [])) for r in found.rounds],
+        withheld=None if finished else WITHHELD_CANCELLED if status == "cancelled" else WITHHELD,
+        rounds=[_round(r, by_round.get(r["idx"], []), finished) for r in found.rounds],
         latency_s=sum(a.latency_s for a in answers),
         prompt_tokens=sum(a.prompt_tokens for a in answers),
         completion_tokens=sum(a.completion_tokens for a in answers),

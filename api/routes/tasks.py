@@ -10,7 +10,7 @@ from fastapi import APIRouter, File, Path, Query, Response, UploadFile, status
 from fastapi.concurrency import run_in_threadpool
 from psycopg.rows import DictRow
 
-from api.deps import Admin, PoolDep, ServicesDep
+from api.deps import Admin, IsAdmin, PoolDep, ServicesDep
 from api.errors import ApiError, not_found
 from api.queue import enqueue
 from api.schemas.common import error_responses
@@ -222,16 +222,19 @@ def _get(pool: PoolDep, instance_id: str) -> DictRow:
     return row
 
 
-@router.get("/{instance_id}", operation_id="get_task", responses=error_responses(404, 422))
-def get_task(instance_id: InstancePath, pool: PoolDep) -> TaskDetail:
+@router.get("/{instance_id}", operation_id="get_task", responses=error_responses(401, 404, 422))
+def get_task(instance_id: InstancePath, pool: PoolDep, admin: IsAdmin) -> TaskDetail:
+    """The gold patch and tests only with the admin token: a model with web access could
+    otherwise read the answer from the service that ranks it."""
     row = _get(pool, instance_id)
     task = row["task"]
     return TaskDetail(
         **task_summary(row).model_dump(),
         problem_statement=task.get("problem_statement", ""),
         hints_text=task.get("hints_text", ""),
-        patch=task.get("patch", ""),
-        test_patch=task.get("test_patch", ""),
+        patch=task.get("patch", "") if admin else None,
+        test_patch=task.get("test_patch", "") if admin else None,
+        gold_access="shown" if admin else "admin_only",
         fingerprint=row["fingerprint"],
         pipeline=task.get("pipeline"),
         validation=row["validation"],

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, status
@@ -155,12 +156,13 @@ def cancel(tournament_id: IdPath, s: ServicesDep) -> Cancelled:
     responses={
         200: {
             "description": "text/event-stream: `progress` events (a Tournament as JSON) on each"
-            " change, then one `end` event",
+            " change, then one `end` event; keep-alive comments meanwhile, and an `idle` event"
+            " (then the end) after ARENA_STREAM_IDLE_S without a change",
             "content": {
                 "text/event-stream": {"schema": {"$ref": "#/components/schemas/TournamentOut"}}
             },
         },
-        **error_responses(404, 422),
+        **error_responses(404, 422, 429),
     },
 )
 async def events(
@@ -169,23 +171,28 @@ async def events(
     s: ServicesDep,
     poll_s: Annotated[float, Query(ge=0.2, le=30, description="how often to look")] = 1.0,
 ) -> EventSourceResponse:
-    """Live progress: an event whenever the counts change, and `end` once it is over."""
-    first = await run_in_threadpool(_get, s, tournament_id)
+    """Live progress: an event whenever the counts change, and `end` once it is over.
 
-    async def stream() -> AsyncIterator[ServerSentEvent]:
+    Streams are capped per client address and in total (429 with Retry-After beyond). The
+    streams of one tournament share one look at it (at the shortest `poll_s` among them),
+    which holds a database connection for its read only, never while the streams wait."""
+    slot = s.streams.admit(request)  # before any read: a refused stream costs no query
+    with slot.released_on_error():
+        first = await run_in_threadpool(_get, s, tournament_id)
+
+    async def stream() -> AsyncGenerator[ServerSentEvent, None]:
         current, last = first, ""
-        while True:
-            shown = current.model_dump_json()
-            if shown != last:
-                yield ServerSentEvent(data=shown, event="progress")
-                last = shown
-            over = current.status != "running" and not current.progress.running
-            if over:
-                yield ServerSentEvent(data=shown, event="end")
-                return
-            if await request.is_disconnected():
-                return
-            await asyncio.sleep(poll_s)
-            current = await run_in_threadpool(_get, s, tournament_id)
+        # one loop looks for every stream of this tournament; a client gone cancels the wait
+        updates = s.progress_polls.follow(tournament_id, partial(_get, s, tournament_id), poll_s)
+        async with aclosing(updates):
+            while True:
+                shown = current.model_dump_json()
+                if shown != last:
+                    yield ServerSentEvent(data=shown, event="progress")
+                    last = shown
+                if current.status != "running" and not current.progress.running:
+                    yield ServerSentEvent(data=shown, event="end")
+                    return
+                current = await anext(updates)
 
-    return EventSourceResponse(stream(), ping=15)
+    return slot.response(stream())

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from api.schemas.common import GOLD_ACCESS_HELP, GoldAccess
 from arena.faults import FaultComponent
 
 MatchStatus = Literal["queued", "running", "done", "failed", "skipped", "cancelled"]
@@ -44,8 +45,8 @@ class MatchPage(BaseModel):
 class AnswerEvidence(BaseModel):
     role: Literal["submitter", "reviewer"]
     model: str
-    raw_text: str
-    diff: str | None
+    raw_text: str | None = Field(description="null while the match has not finished (withheld)")
+    diff: str | None = Field(description="null: no diff, or withheld while the match plays")
     parse_error: str | None
     error: str | None
     latency_s: float
@@ -64,7 +65,8 @@ class RoundEvidence(BaseModel):
     winner_role: Literal["submitter", "reviewer", "draw"] | None
     facts: dict[str, bool]  # patch_applies, patch_correct, tests_valid, tests_catch
     reasons: dict[str, str]
-    runs: dict[str, Any]  # each CI run: status, steps with logs, tests
+    # each CI run: status, steps with logs (empty while the match has not finished), tests
+    runs: dict[str, Any]
     finished_at: dt.datetime | None
 
 
@@ -77,10 +79,18 @@ class TaskEvidence(BaseModel):
     problem_statement: str
     hints_text: str
     validation: dict[str, Any] | None
+    patch: str | None = Field(description="the gold patch; null unless gold_access is `shown`")
+    test_patch: str | None = Field(description="the gold tests; null unless gold_access is `shown`")
+    gold_access: GoldAccess = Field(description=GOLD_ACCESS_HELP)
 
 
 class MatchEvidence(MatchSummary):
     task_detail: TaskEvidence
+    withheld: str | None = Field(
+        description="what this page leaves out until the match has finished, and why (null:"
+        " nothing): the answers' text and diffs, the CI logs and the gold patch and tests,"
+        " which could hand a playing model the answer"
+    )
     rounds: list[RoundEvidence]
     latency_s: float  # all answers
     prompt_tokens: int

@@ -6,8 +6,9 @@ import datetime as dt
 from dataclasses import asdict
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from api.schemas.common import GOLD_ACCESS_HELP, GoldAccess
 from arena.tasks.report import STAGES, CorpusReport
 
 Validity = Literal["valid", "invalid", "unvalidated"]
@@ -61,8 +62,9 @@ class TaskSummary(BaseModel):
 class TaskDetail(TaskSummary):
     problem_statement: str
     hints_text: str
-    patch: str
-    test_patch: str
+    patch: str | None = Field(description="the gold patch; null unless gold_access is `shown`")
+    test_patch: str | None = Field(description="the gold tests; null unless gold_access is `shown`")
+    gold_access: GoldAccess = Field(description=GOLD_ACCESS_HELP)
     fingerprint: str
     pipeline: dict[str, Any] | None
     validation: dict[str, Any] | None

@@ -13,6 +13,7 @@ export type RoundEvidence = Schemas["RoundEvidence"];
 export type AnswerEvidence = Schemas["AnswerEvidence"];
 export type TournamentOut = Schemas["TournamentOut"];
 export type TaskSummary = Schemas["TaskSummary"];
+export type TaskDetail = Schemas["TaskDetail"];
 export type ImportReport = Schemas["ImportReport"];
 export type CorpusReport = Schemas["CorpusReportOut"];
 

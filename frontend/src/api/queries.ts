@@ -1,6 +1,6 @@
 // Query hooks: one per read, keyed so pages share caches (TanStack Query).
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { api, unwrap, type CorpusReport } from "./client";
+import { adminToken, api, ApiError, unwrap, type CorpusReport } from "./client";
 import type { paths } from "./schema";
 
 type BoardQuery = {
@@ -81,12 +81,27 @@ export const useTasks = (query: TaskQuery) =>
     placeholderData: keepPreviousData,
   });
 
-export const useTask = (id: string, enabled: boolean) =>
-  useQuery({
-    queryKey: ["task", id],
-    queryFn: () => unwrap(api.GET("/api/tasks/{instance_id}", { params: { path: { instance_id: id } } })),
+/** A task; with the admin token of this tab (when there is one) it carries its gold patch and
+ * tests. A token the server refuses (401) is reported and the task shown as to anyone. */
+export const useTask = (id: string, enabled: boolean) => {
+  const token = adminToken.get();
+  return useQuery({
+    queryKey: ["task", id, token !== null],
+    queryFn: async () => {
+      const params = { path: { instance_id: id } };
+      if (token) {
+        try {
+          const headers = { Authorization: `Bearer ${token}` };
+          return { task: await unwrap(api.GET("/api/tasks/{instance_id}", { params, headers })), tokenRefused: false };
+        } catch (e) {
+          if (!(e instanceof ApiError && e.status === 401)) throw e;
+        }
+      }
+      return { task: await unwrap(api.GET("/api/tasks/{instance_id}", { params })), tokenRefused: token !== null };
+    },
     enabled,
   });
+};
 
 export const useHealth = () =>
   useQuery({

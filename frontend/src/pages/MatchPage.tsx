@@ -1,5 +1,7 @@
 // A match's whole evidence: the issue, both rounds side by side (answers as diffs, every CI run
-// with steps, logs and tests, the four facts with reasons, the winner), latency, tokens and cost.
+// with steps, logs and tests, the four facts with reasons, the winner), latency, tokens and cost;
+// the gold patch and tests once the match has finished. Until then the server withholds the
+// answers' text and diffs, the CI logs and the gold, and the page says so.
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import type { AnswerEvidence, MatchEvidence, RoundEvidence } from "../api/client";
@@ -95,6 +97,7 @@ function RunView({ label, run }: { label: string; run: CIRun }) {
 function AnswerView({ answer, label }: { answer: AnswerEvidence | undefined; label: string }) {
   const [raw, setRaw] = useState(false);
   if (!answer) return <p className="state empty">No {label} yet.</p>;
+  const text = answer.raw_text;
   return (
     <div className="answer">
       <h4>
@@ -102,10 +105,43 @@ function AnswerView({ answer, label }: { answer: AnswerEvidence | undefined; lab
         <span className="meta"> · {secs(answer.latency_s)} · {answer.prompt_tokens + answer.completion_tokens} tokens ({answer.prompt_tokens} in, {answer.completion_tokens} out) · {usd(answer.cost)}</span>
       </h4>
       {(answer.error || answer.parse_error) && <p className="error-text">{stripAnsi(answer.error ?? answer.parse_error ?? "")}</p>}
-      <DiffView diff={answer.diff} label={label} />
-      <button type="button" aria-expanded={raw} onClick={() => setRaw(!raw)}>{raw ? "Hide" : "Show"} the raw answer</button>
-      {raw && <pre className="raw">{stripAnsi(answer.raw_text)}</pre>}
+      {text === null ? (
+        <p className="state withheld">The {label} is shown once the match has finished.</p>
+      ) : (
+        <>
+          <DiffView diff={answer.diff} label={label} />
+          <button type="button" aria-expanded={raw} onClick={() => setRaw(!raw)}>{raw ? "Hide" : "Show"} the raw answer</button>
+          {raw && <pre className="raw">{stripAnsi(text)}</pre>}
+        </>
+      )}
     </div>
+  );
+}
+
+/** The task's reference answer: shown once the match has finished, never while it plays. */
+function GoldView({ task }: { task: MatchEvidence["task_detail"] }) {
+  if (task.gold_access !== "shown") {
+    return (
+      <section className="card gold" aria-label="Gold fix">
+        <h2>Gold fix</h2>
+        <p className="state withheld" data-testid="gold-withheld">
+          {task.gold_access === "after_match"
+            ? "The gold patch and tests are shown once the match has finished."
+            : "The gold patch and tests are available to the admin (on the task, with the admin token)."}
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="card gold" aria-label="Gold fix">
+      <details>
+        <summary><h2>Gold fix</h2> the reference patch and tests the rounds were judged against</summary>
+        <h4>Gold patch</h4>
+        <DiffView diff={task.patch} label="gold patch" />
+        <h4>Gold tests</h4>
+        <DiffView diff={task.test_patch} label="gold tests" />
+      </details>
+    </section>
   );
 }
 
@@ -171,6 +207,7 @@ function Header({ m }: { m: MatchEvidence }) {
         {m.reason ? <span className="error-text"> · {stripAnsi(m.reason)}</span> : null}
       </p>
       {m.status === "failed" && <FaultLine m={m} />}
+      {m.withheld && <p className="withheld" data-testid="match-withheld">{m.withheld}</p>}
       <p className="meta">
         {secs(m.latency_s)} of model time · {m.prompt_tokens + m.completion_tokens} tokens ({m.prompt_tokens} in, {m.completion_tokens} out) · cost {usd(m.cost)} · finished {when(m.finished_at)}
       </p>
@@ -196,6 +233,7 @@ export function MatchPage() {
                 <details><summary>Hints</summary><Markdown text={m.task_detail.hints_text} /></details>
               )}
             </section>
+            <GoldView task={m.task_detail} />
             <div className="rounds">
               {m.rounds.length === 0 ? <p className="state empty">No rounds played yet.</p> : m.rounds.map((r) => <RoundView key={r.idx} round={r} />)}
             </div>

@@ -1,11 +1,13 @@
 // Tasks: validity and kind, language, repo, gold test counts and the environment's deviation from
-// what the job asks; a row opens to the legs considered for its pipeline; an import form; the
+// what the job asks; a row opens to the legs considered for its pipeline and, with the admin
+// token, the gold patch and tests (to anyone else: "available to the admin"); an import form; the
 // corpus report (each instance's stage, refused import lines included).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router";
-import { adminToken, api, unwrap, type ImportReport, type TaskSummary } from "../api/client";
+import { adminToken, api, unwrap, type ImportReport, type TaskDetail, type TaskSummary } from "../api/client";
 import { useTask, useTasks } from "../api/queries";
+import { DiffView } from "../components/DiffView";
 import { ErrorBox, QueryState } from "../components/Status";
 import { KINDS, LANGUAGES } from "../lib/filters";
 import { CorpusReport } from "./CorpusReport";
@@ -46,11 +48,33 @@ function LegsConsidered({ legs }: { legs: readonly Leg[] }) {
   );
 }
 
+/** The gold patch and tests: the answers models are judged against, so for the admin only. */
+function Gold({ t, tokenRefused }: { t: TaskDetail; tokenRefused: boolean }) {
+  if (t.gold_access !== "shown") {
+    return (
+      <p className="state withheld" data-testid="gold-withheld">
+        Gold patch and tests: available to the admin.{" "}
+        {tokenRefused ? "The admin token of this tab was refused: " : "A model must not read the answer here; "}
+        <Link to="/admin">enter the admin token</Link> to see them.
+      </p>
+    );
+  }
+  return (
+    <details className="gold">
+      <summary>Gold patch and tests (shown to the admin)</summary>
+      <h4>Gold patch</h4>
+      <DiffView diff={t.patch} label="gold patch" />
+      <h4>Gold tests</h4>
+      <DiffView diff={t.test_patch} label="gold tests" />
+    </details>
+  );
+}
+
 function TaskDetails({ id }: { id: string }) {
   const task = useTask(id, true);
   return (
     <QueryState query={task} what="the task">
-      {(t) => {
+      {({ task: t, tokenRefused }) => {
         const v = (t.validation ?? {}) as Validation;
         const pipeline = (t.pipeline ?? {}) as { steps?: { name: string }[] };
         return (
@@ -72,6 +96,7 @@ function TaskDetails({ id }: { id: string }) {
             {v.fail_to_pass?.length ? (
               <details><summary>FAIL_TO_PASS tests</summary><ul className="mono">{v.fail_to_pass.map((n) => <li key={n}>{n}</li>)}</ul></details>
             ) : null}
+            <Gold t={t} tokenRefused={tokenRefused} />
             <p><Link to={`/matches?task=${encodeURIComponent(id)}`}>Matches on this task</Link></p>
           </div>
         );

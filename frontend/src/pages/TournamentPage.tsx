@@ -9,7 +9,7 @@ import { ErrorBox, QueryState } from "../components/Status";
 import { modelAtFaultLine } from "../lib/faults";
 import { when } from "../lib/format";
 import { stripAnsi } from "../lib/text";
-import { useTournamentEvents } from "../lib/sse";
+import { liveLabel, useTournamentEvents } from "../lib/sse";
 
 /** Loud, as `arena tournament` is: a dead endpoint is never mistaken for a model that answered nothing. */
 function ModelsAtFault({ t }: { t: TournamentOut }) {
@@ -54,7 +54,7 @@ export function TournamentPage() {
             <section className="card" aria-live="polite">
               <p>
                 <strong className={`status-${t.status}`} data-testid="tournament-status">{t.status}</strong>
-                {running && <span className="live"> · {live.state === "live" ? "live" : live.state === "lost" ? "connection lost, retrying" : "connecting"}</span>}
+                {running && <span className="live"> · {liveLabel[live.state]}</span>}
                 {" · "}started {when(t.created_at)}{t.finished_at ? `, finished ${when(t.finished_at)}` : ""}
               </p>
               <ProgressBar p={t.progress} />
