@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena.tasks.consistency import line_problem
+from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, load_json
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
 from ci_runner.errors import WorkspaceError
@@ -21,6 +22,9 @@ from ci_runner.workflows.legs import ANY_JOB
 from ci_runner.workspace import Workspaces
 
 _FILE_LANGUAGE = re.compile(r"^(?P<language>[A-Za-z+]+)[_.-]")
+# stands for an array's record that nests too deep (re-encoding it could recurse as deep):
+# a line the import refuses for the same reason, under the record's number
+_TOO_DEEP_LINE = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
 
 
 @dataclass(frozen=True)
@@ -92,9 +96,9 @@ def import_lines(
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            report.errors.append(LineError(number, "(line)", f"not JSON: {exc.msg}", "not JSON"))
+            record = load_json(raw)
+        except JsonRecordError as exc:
+            report.errors.append(LineError(number, "(line)", str(exc), exc.reason))
             continue
         if not isinstance(record, dict):
             report.errors.append(LineError(number, "(line)", "not a JSON object", "not JSON"))
@@ -155,6 +159,23 @@ def read_task_lines(path: Path) -> list[str]:
         raise TaskError(f"cannot read {path}: {exc}") from exc
 
 
+def task_lines(text: str) -> list[str]:
+    """The records of a task file as lines: JSON lines, or a JSON array (SwingArena's, a
+    dataset's export) with one line per record. Text that starts like an array but does not
+    read as one (a JSON lines file whose first line is bad) is read as JSON lines, so each of
+    its lines is judged, and refused, on its own."""
+    if text.lstrip().startswith("["):
+        try:
+            records = json.loads(text)
+        except (ValueError, RecursionError):
+            records = None
+        if isinstance(records, list):
+            return [
+                _TOO_DEEP_LINE if depth_exceeds(r, MAX_DEPTH) else json.dumps(r) for r in records
+            ]
+    return text.splitlines()
+
+
 def read_hf_export(path: Path) -> list[str]:
     """The records of a Hugging Face dataset exported to a local file, as JSON lines (offline).
 
@@ -168,15 +189,7 @@ def read_hf_export(path: Path) -> list[str]:
         )
     if not path.exists():
         raise TaskError(f"--hf {path}: no such local file (imports work offline from a file)")
-    lines = read_task_lines(path)
-    text = "\n".join(lines).strip()
-    if text.startswith("["):
-        try:
-            records = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise TaskError(f"{path} is not a JSON array: {exc}") from exc
-        return [json.dumps(r) for r in records]
-    return lines
+    return task_lines("\n".join(read_task_lines(path)))
 
 
 def import_jsonl(

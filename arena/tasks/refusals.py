@@ -10,7 +10,6 @@ that file's lines afresh).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arena.tasks.importer import LineError
+from arena.tasks.json_records import JsonRecordError, load_json
 from arena.tasks.schema import Language, TaskError, language_of
 
 
@@ -66,8 +66,8 @@ def refusals_from(
         record: Any = None
         if 1 <= number <= len(lines):
             try:
-                record = json.loads(lines[number - 1])
-            except json.JSONDecodeError:
+                record = load_json(lines[number - 1])
+            except JsonRecordError:
                 record = None
         fields = record if isinstance(record, dict) else {}
         named = _text(fields.get("language"))

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from arena.tasks.json_records import TOO_DEEP
 from arena.tasks.refusals import Refusal
 from arena.tasks.schema import Task
 
@@ -85,6 +86,7 @@ OTHER_INVALID = "invalid (other reason)"
 
 _IMPORT_REASONS = {
     "not JSON": DATASET_LINE,
+    TOO_DEEP: DATASET_LINE,
     "duplicate": DATASET_LINE,
     "conda job (unsupported)": NEEDS_CONDA,
 }
@@ -125,9 +127,10 @@ def categorize(reason: str, *, validation: bool = False) -> str:
     """The one place reason texts become categories.
 
     An importer reason (LineError.reason, UnsupportedTask.reason) is a category already and is
-    kept as it is, except the per-field ones (`missing x`, `bad x`, `not JSON`, `duplicate`: the
-    dataset line is inconsistent) and the conda one (`needs conda`). A validation reason is free
-    text: it maps to a small set, `invalid (other reason)` when nothing matches.
+    kept as it is, except the per-field ones (`missing x`, `bad x`, `not JSON`, `JSON nested too
+    deep`, `duplicate`: the dataset line is inconsistent) and the conda one (`needs conda`). A
+    validation reason is free text: it maps to a small set, `invalid (other reason)` when
+    nothing matches.
     """
     text = reason.strip()
     if not validation:

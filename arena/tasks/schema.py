@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from arena.tasks.json_records import JsonRecordError, load_json
 from ci_runner import Pipeline
 from ci_runner.workflows import ANY_JOB, JobRef
 
@@ -257,9 +258,9 @@ class Task(BaseModel):
         """SWE-bench stores these lists as JSON text."""
         if isinstance(value, str):
             try:
-                return json.loads(value) if value.strip() else []
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"not a JSON list: {exc}") from exc
+                return load_json(value) if value.strip() else []
+            except JsonRecordError as exc:
+                raise ValueError(f"not a JSON list: {exc}") from None
         return value
 
     @field_validator("ci_name_list", mode="before")
@@ -350,13 +351,13 @@ def describe_validation_error(exc: ValidationError) -> str:
 
 def load_task_file(path: Path) -> Task:
     try:
-        raw = json.loads(path.read_text())
+        raw = load_json(path.read_text())
     except FileNotFoundError as exc:
         raise TaskError(f"task file {path} does not exist") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskError(f"cannot read task file {path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise TaskError(f"task file {path} is not JSON: {exc}") from exc
+    except JsonRecordError as exc:
+        raise TaskError(f"task file {path}: {exc}") from None
     if not isinstance(raw, dict):
         raise TaskError(f"task file {path} must hold a JSON object")
     try:

@@ -1,0 +1,38 @@
+"""POST /api/tasks/import with hostile lines: each is one refused line with its reason (never a
+500), kept for the corpus report, and the good lines import."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi.testclient import TestClient
+
+from ci_runner import CISettings
+from tests.api.conftest import ADMIN, demo_jsonl
+
+IDS = ["demo__py-ledger-split", "demo__py-textkit-slug"]
+
+
+def _upload(client: TestClient, text: str):  # type: ignore[no-untyped-def]
+    return client.post("/api/tasks/import", headers=ADMIN,
+                       files={"file": ("tasks.jsonl", text.encode(), "application/x-ndjson")})  # fmt: skip
+
+
+def test_a_deeply_nested_line_is_one_refused_line_and_the_others_import(
+    client: TestClient, ci_settings: CISettings
+) -> None:
+    first, second = demo_jsonl(ci_settings.cache_dir, IDS).splitlines()
+    tests_nested = {**json.loads(second), "instance_id": "nested", "FAIL_TO_PASS": "[" * 100_000}
+    text = "\n".join([first, "[" * 100_000, json.dumps(tests_nested), second]) + "\n"
+    answer = _upload(client, text)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert sorted(t["instance_id"] for t in body["imported"]) == sorted(IDS)
+    assert [(e["line"], e["field"]) for e in body["errors"]] == [(2, "(line)"), (3, "FAIL_TO_PASS")]
+    assert body["errors"][0]["problem"] == "JSON nested more than 64 levels deep"
+    rows = client.get("/api/tasks/report", params={"stage": "refused"}).json()["rows"]
+    assert {r["instance_id"]: r["category"] for r in rows} == {
+        "tasks.jsonl:2": "dataset line inconsistent",
+        "nested": "dataset line inconsistent",
+    }
+

@@ -1,0 +1,102 @@
+"""Hostile task files as a user imports or runs them: each bad line is one refused line with its
+reason, never a crash, and the good lines still import."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.tasks.refusals import read_refusals, refusals_path
+from tests.ci_runner.projects import PYTHON
+from tests.conftest import MakeRepo
+
+ARENA = str(Path(sys.executable).parent / "arena")
+NESTED = "[" * 100_000  # Python's JSON reader recurses once a level
+
+
+def _arena(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ARENA, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ARENA_CACHE_DIR": str(cache), "COLUMNS": "200"},
+        timeout=300,
+        check=False,
+    )
+
+
+def _good(make_repo: MakeRepo, instance_id: str = "ok-1") -> dict[str, object]:
+    repo, commit = make_repo(PYTHON.files)
+    pipeline = PYTHON.pipeline.model_dump(mode="json")
+    return {"instance_id": instance_id, "repo": repo, "base_commit": commit, "pipeline": pipeline}
+
+
+def test_a_deeply_nested_line_is_one_refused_line_and_the_others_import(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    cache = tmp_path / "cache"
+    good = _good(make_repo)
+    source = tmp_path / "python_tasks.jsonl"
+    lines = [
+        json.dumps(good),
+        NESTED,
+        '{"instance_id": "huge-number", "n": ' + "7" * 5000 + "}",
+        json.dumps(good | {"instance_id": "nested-tests", "FAIL_TO_PASS": NESTED}),
+        json.dumps(good | {"instance_id": "ok-2"}),
+    ]
+    source.write_text("\n".join(lines) + "\n")
+
+    done = _arena(["tasks", "import", str(source)], cache)
+    assert done.returncode == 2, done.stderr  # bad lines: reported, counted, kept
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert "imported 2 task(s)" in done.stdout
+    assert "line 2: (line): JSON nested more than 64 levels deep" in done.stderr
+    assert "line 3: (line): not JSON: Exceeds the limit (4300 digits)" in done.stderr
+    assert "line 4: FAIL_TO_PASS:" in done.stderr
+    kept = read_refusals(refusals_path(cache))
+    assert [(r.key, r.reason) for r in kept] == [
+        ("nested-tests", "bad FAIL_TO_PASS"),
+        ("python_tasks.jsonl:2", "JSON nested too deep"),
+        ("python_tasks.jsonl:3", "not JSON"),
+    ]
+
+    shown = _arena(["tasks", "report", "--json"], cache)
+    assert shown.returncode == 0, shown.stderr
+    rows = {r["instance_id"]: (r["stage"], r["category"]) for r in json.loads(shown.stdout)["rows"]}
+    refused = {key: category for key, (stage, category) in rows.items() if stage == "refused"}
+    assert refused == dict.fromkeys([r.key for r in kept], "dataset line inconsistent")
+
+
+def test_a_json_array_with_a_deeply_nested_record_refuses_that_record(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    cache = tmp_path / "cache"
+    good = _good(make_repo)
+    deep: object = []
+    for _ in range(200):  # deep enough to refuse, shallow enough for Python to read the array
+        deep = [deep]
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([good, {"instance_id": "deep", "x": deep}]))
+    done = _arena(["tasks", "import", "--hf", str(export), "--language", "python"], cache)
+    assert done.returncode == 2, done.stderr
+    assert "imported 1 task(s)" in done.stdout
+    assert "line 2: (line): JSON nested more than 64 levels deep" in done.stderr
+
+    whole = tmp_path / "nested.json"  # starts like an array, reads as none: JSON lines, then
+    whole.write_text(NESTED + "\n" + json.dumps(good) + "\n")
+    done = _arena(["tasks", "import", "--hf", str(whole), "--language", "python"], cache)
+    assert done.returncode == 2, done.stderr
+    assert "imported 1 task(s)" in done.stdout
+    assert "line 1: (line): JSON nested more than 64 levels deep" in done.stderr
+
+
+def test_a_deeply_nested_task_file_is_refused_by_ci_run(tmp_path: Path) -> None:
+    task = tmp_path / "task.json"
+    task.write_text(NESTED)
+    done = _arena(["ci", "run", "--task", str(task)], tmp_path / "cache")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "JSON nested more than 64 levels deep" in done.stderr
