@@ -36,6 +36,7 @@ class Language(StrEnum):
 _LANGUAGE_NAMES = {"c++": "cpp", "cxx": "cpp", "golang": "go", "py": "python", "rs": "rust"}
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
 _WORKFLOW_PATH = re.compile(r"\.ya?ml$")
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1, or SHA-256 repos
 _MAX_ENTRY = 10_000
 
 
@@ -206,7 +207,7 @@ class Task(BaseModel):
 
     instance_id: str = Field(min_length=1)
     repo: str = Field(min_length=1, description="git URL, local path, or GitHub owner/name")
-    base_commit: str = Field(min_length=4)
+    base_commit: str = Field(description="the full commit id: 40 hex digits (64 for SHA-256)")
     language: Language
     pipeline: Pipeline | None = None
     ci_name_list: tuple[JobRef, ...] = ()
@@ -244,6 +245,18 @@ class Task(BaseModel):
             lowered = value.strip().lower()
             return _LANGUAGE_NAMES.get(lowered, lowered)
         return value
+
+    @field_validator("base_commit")
+    @classmethod
+    def _full_commit_id(cls, value: str) -> str:
+        """A branch, tag or short id names different commits as the repo moves on: a task is
+        pinned to one, so only a full id is taken."""
+        if _COMMIT_ID.fullmatch(value.strip().lower()) is None:
+            raise ValueError(
+                f"base_commit must be a full commit id (40 hex digits, or 64 for a SHA-256 "
+                f"repo), not {value[:80]!r}"
+            )
+        return value.strip().lower()
 
     @field_validator("repo")
     @classmethod

@@ -223,7 +223,7 @@ def legs_tasks() -> list[tuple[Task, Validation]]:
     deviating = Task(
         instance_id="python__legs-deviation",
         repo="octo/legs",
-        base_commit="abcdef0",
+        base_commit="abcdef0" + "0" * 33,
         language=Language.PYTHON,
         ci_name_list=(JobRef("tests"),),
         patch="diff --git a/legs.py b/legs.py\n",

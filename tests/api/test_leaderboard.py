@@ -55,7 +55,7 @@ def _task(instance_id: str, language: str, created: str, gold_tests: bool) -> Ta
     return Task(
         instance_id=instance_id,
         repo="/nonexistent/repo",
-        base_commit="0123456789abcdef",
+        base_commit="0123456789abcdef" * 2 + "01234567",
         language=language,
         created_at=created,
         problem_statement="a bug",

@@ -29,7 +29,7 @@ def _task() -> Task:
     return Task(
         instance_id="python__legs-1",
         repo="octo/legs",
-        base_commit="abcdef0",
+        base_commit="abcdef0" + "0" * 33,
         language=Language.PYTHON,
         ci_name_list=(JobRef("test"),),
         patch="diff --git a/x b/x\n",

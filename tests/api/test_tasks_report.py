@@ -66,7 +66,7 @@ def test_refused_lines_are_kept_and_reported_beside_the_tasks_until_they_import(
     assert _rows(client, stage="playable") == {IDS[0]: ("playable", None)}
     assert client.get("/api/tasks/report", params={"stage": "playable"}).json()["total"] == 4
 
-    fixed = {**go_line, "base_commit": "abcdef0"}
+    fixed = {**go_line, "base_commit": "abcdef0" + "0" * 33}
     assert _upload(client, json.dumps(fixed) + "\n").status_code == 200  # the same file again
     assert _rows(client, language="go") == {"go-1": ("imported", "pipeline not derived")}
     assert _rows(client, stage="refused") == {}  # the file's unkeyed refusals went with it

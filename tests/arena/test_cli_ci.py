@@ -154,7 +154,12 @@ def test_task_missing_a_field_exits_2_naming_it(tmp_path: Path, ci_settings: CIS
     assert "base_commit: Field required" in done.stderr
     bad.write_text(
         json.dumps(
-            {"instance_id": "x", "repo": "/nowhere", "base_commit": "abc1234", "language": "go"}
+            {
+                "instance_id": "x",
+                "repo": "/nowhere",
+                "base_commit": "abc1234" + "0" * 33,
+                "language": "go",
+            }
         )
     )
     done = _arena(["ci", "run", "--task", str(bad)], ci_settings)

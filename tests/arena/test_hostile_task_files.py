@@ -100,3 +100,31 @@ def test_a_deeply_nested_task_file_is_refused_by_ci_run(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "JSON nested more than 64 levels deep" in done.stderr
+
+
+def test_a_base_commit_that_is_no_full_commit_id_is_refused_naming_the_field(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    cache = tmp_path / "cache"
+    good = _good(make_repo)
+    commit = str(good["base_commit"])
+    source = tmp_path / "python_tasks.jsonl"
+    lines = [
+        good | {"instance_id": "branch", "base_commit": "main"},  # the repo has a branch main
+        good | {"instance_id": "short", "base_commit": commit[:12]},
+        good | {"instance_id": "upper", "base_commit": commit.upper()},
+        good,
+    ]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = _arena(["tasks", "import", str(source)], cache)
+    assert done.returncode == 2, done.stderr
+    assert "imported 2 task(s)" in done.stdout  # the upper-case id is a full one
+    for number, given in ((1, "main"), (2, commit[:12])):
+        assert (
+            f"line {number}: base_commit: Value error, base_commit must be a full commit id (40 "
+            f"hex digits, or 64 for a SHA-256 repo), not '{given}'"
+        ) in done.stderr
+    assert {r.key: r.reason for r in read_refusals(refusals_path(cache))} == {
+        "branch": "bad base_commit",
+        "short": "bad base_commit",
+    }

@@ -94,7 +94,7 @@ def test_github_slugs_become_urls_without_checking(tmp_path: Path) -> None:
     record = {
         "instance_id": "gh-1",
         "repo": "octo/widgets",
-        "base_commit": "abc1234",
+        "base_commit": "abc1234" + "0" * 33,
         "language": "go",
         "ci_name_list": '["test"]',
     }

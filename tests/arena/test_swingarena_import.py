@@ -176,7 +176,7 @@ def test_every_sample_file_imports_unmodified_with_no_check(tmp_path: Path) -> N
 
 
 def test_ci_name_list_shapes_and_language_rules(tmp_path: Path) -> None:
-    line = {"instance_id": "x-1", "repo": "o/r", "base_commit": "abc1234", "patch": "p"}
+    line = {"instance_id": "x-1", "repo": "o/r", "base_commit": "abc1234" + "0" * 33, "patch": "p"}
     shapes = [
         ["test"],
         [["test", ".github/workflows/ci.yml"]],

@@ -6,7 +6,7 @@ TINY_TASK = Task.model_validate(
     {
         "instance_id": "calc-1",
         "repo": "/nowhere",
-        "base_commit": "abc1234",
+        "base_commit": "abc1234" + "0" * 33,
         "language": "python",
         "problem_statement": "add() subtracts",
         "pipeline": {
