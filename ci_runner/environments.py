@@ -33,7 +33,13 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import CIError, ImageError
-from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE, ImageBuilder
+from ci_runner.images import (
+    ENV_IMAGE_LABEL,
+    SANDBOX_HOME,
+    WORKSPACE,
+    ImageBuilder,
+    env_image_name,
+)
 from ci_runner.locks import file_lock
 from ci_runner.package_dates import (
     BYPASSES,
@@ -274,7 +280,7 @@ class EnvironmentSpec(BaseModel):
         return sum(step.timeout_s for step in steps) + 2 * _COLLECT_TIMEOUT_S
 
     def tag(self, toolchain_id: str) -> str:
-        return f"arena/env-{self.language}:{self.key(toolchain_id)}"
+        return env_image_name(self.language, self.key(toolchain_id))
 
 
 class EnvironmentRecord(BaseModel):

@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -55,6 +56,11 @@ OFFICIAL_PACKAGES: dict[str, tuple[str, ...]] = {
     "cpp": ("cmake", "make", "ccache"),
 }
 _FETCH_CA = "/tmp/arena-ca.crt"  # deleted before the commit
+_TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"  # Docker's grammar of a tag
+_ARENA_IMAGE = re.compile(
+    rf"arena/(?:(?:ci|env)-(?:{'|'.join(map(re.escape, LANGUAGES))})|base):{_TAG}"
+)
+ARENA_IMAGE_FORMS = "arena/ci-<language>:<tag>, arena/env-<language>:<tag> or arena/base:<suite>"
 _FETCH_TIMEOUT_S = 900
 
 Progress = Callable[[str], None]
@@ -64,6 +70,48 @@ def _quiet(_: str) -> None:
     return None
 
 
+# The names of the images Arena builds, made here and nowhere else: a run may use only these
+# (a task naming another image would have the engine pull and run whatever it names).
+
+
+def ci_image_name(language: str, tag: str) -> str:
+    """A language's CI image (`ImageBuilder.ensure`, `ensure_toolchain`)."""
+    return _arena_name(f"arena/ci-{language}:{tag}")
+
+
+def env_image_name(language: str, tag: str) -> str:
+    """A task's environment image (`ci_runner.environments`)."""
+    return _arena_name(f"arena/env-{language}:{tag}")
+
+
+def base_image_name(suite: str) -> str:
+    """The debootstrapped base of a Debian suite."""
+    return _arena_name(f"arena/base:{suite}")
+
+
+def is_arena_image(name: str) -> bool:
+    return _ARENA_IMAGE.fullmatch(name) is not None
+
+
+class ForeignImage(ValueError):
+    """An image name Arena did not make: refused wherever an image can be named."""
+
+
+def require_arena_image(name: str) -> str:
+    """`name` if it is one of Arena's own image names; ForeignImage saying which forms are."""
+    if not is_arena_image(name):
+        raise ForeignImage(
+            f"{name[:200]!r} is not an image Arena builds ({ARENA_IMAGE_FORMS}); only those are run"
+        )
+    return name
+
+
+def _arena_name(name: str) -> str:
+    if not is_arena_image(name):  # a language or suite the grammar does not take
+        raise ImageError(f"{name!r} is not a name Arena's images can have ({ARENA_IMAGE_FORMS})")
+    return name
+
+
 @dataclass(frozen=True)
 class ImageRecipe:
     language: str
@@ -71,7 +119,7 @@ class ImageRecipe:
 
     def tag(self, base_id: str) -> str:
         digest = hashlib.sha256(f"{base_id}\n{self.dockerfile}".encode()).hexdigest()[:12]
-        return f"arena/ci-{self.language}:{digest}"
+        return ci_image_name(self.language, digest)
 
 
 def recipe_for(
@@ -143,7 +191,7 @@ class ImageBuilder:
         """The base image of a Debian suite: the configured one for the default suite."""
         if suite is None or suite == self._settings.debian_suite:
             return self._settings.base_image
-        return f"arena/base:{suite}"
+        return base_image_name(suite)
 
     def ensure_base(self, progress: Progress = _quiet, suite: str | None = None) -> str:
         """The base image's id; another suite than the default is bootstrapped on first use."""
@@ -297,7 +345,7 @@ class ImageBuilder:
         digest = hashlib.sha256(
             f"{source_id}\n{fetch_script(release, _FETCH_CA)}".encode()
         ).hexdigest()[:12]
-        return f"arena/ci-{language}:{digest}-go{release}"
+        return ci_image_name(language, f"{digest}-go{release}")
 
     def _with_go(self, language: str, source: str, release: str, progress: Progress) -> str:
         """`source` with Go `release` fetched from the module proxy, committed as an image.

@@ -23,6 +23,7 @@ from pydantic import (
 
 from arena.tasks.json_records import JsonRecordError, load_json
 from ci_runner import Pipeline
+from ci_runner.images import ForeignImage, require_arena_image
 from ci_runner.workflows import ANY_JOB, JobRef
 
 
@@ -211,7 +212,7 @@ class Task(BaseModel):
     language: Language
     pipeline: Pipeline | None = None
     ci_name_list: tuple[JobRef, ...] = ()
-    image: str | None = None
+    image: str | None = Field(default=None, description="one of Arena's own images to run in")
     problem_statement: str = ""
     hints_text: str = ""
     patch: str = ""
@@ -257,6 +258,16 @@ class Task(BaseModel):
                 f"repo), not {value[:80]!r}"
             )
         return value.strip().lower()
+
+    @field_validator("image")
+    @classmethod
+    def _arena_image(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return require_arena_image(value)
+        except ForeignImage as exc:
+            raise ValueError(f"image {exc}") from None
 
     @field_validator("repo")
     @classmethod

@@ -36,3 +36,20 @@ def test_a_deeply_nested_line_is_one_refused_line_and_the_others_import(
         "nested": "dataset line inconsistent",
     }
 
+
+def test_base_commit_must_be_a_full_commit_id_and_image_one_arena_built(
+    client: TestClient, ci_settings: CISettings
+) -> None:
+    (good,) = demo_jsonl(ci_settings.cache_dir, IDS[:1]).splitlines()
+    record = json.loads(good)
+    text = "\n".join([
+        json.dumps({**record, "instance_id": "branch", "base_commit": "main"}),
+        json.dumps({**record, "instance_id": "foreign", "image": "docker.io/evil/miner:latest"}),
+        good,
+    ]) + "\n"  # fmt: skip
+    answer = _upload(client, text)
+    assert answer.status_code == 200, answer.text
+    errors = answer.json()["errors"]
+    assert [(e["line"], e["field"]) for e in errors] == [(1, "base_commit"), (2, "image")]
+    assert "full commit id" in errors[0]["problem"] and "'main'" in errors[0]["problem"]
+    assert "is not an image Arena builds" in errors[1]["problem"]

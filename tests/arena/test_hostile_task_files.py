@@ -128,3 +128,37 @@ def test_a_base_commit_that_is_no_full_commit_id_is_refused_naming_the_field(
         "branch": "bad base_commit",
         "short": "bad base_commit",
     }
+
+
+FOREIGN = ["evil/miner:latest", "docker.io/library/python:3.12", "arena/ci-java:x", "arena/x:y"]
+
+
+def test_a_task_naming_an_image_arena_did_not_build_is_refused(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    cache = tmp_path / "cache"
+    good = _good(make_repo)
+    source = tmp_path / "python_tasks.jsonl"
+    lines = [
+        good | {"instance_id": f"foreign-{n}", "image": name} for n, name in enumerate(FOREIGN)
+    ]
+    own = good | {"instance_id": "own", "image": "arena/ci-python:0123456789ab"}
+    source.write_text("".join(json.dumps(line) + "\n" for line in [*lines, own]))
+    done = _arena(["tasks", "import", str(source)], cache)
+    assert done.returncode == 2, done.stderr
+    assert "imported 1 task(s)" in done.stdout
+    for number, name in enumerate(FOREIGN, start=1):
+        assert f"line {number}: image: Value error, image '{name}' is not an image Arena" in (
+            done.stderr
+        )
+    assert "arena/ci-<language>:<tag>, arena/env-<language>:<tag> or arena/base:<suite>" in (
+        done.stderr
+    )
+
+    task = tmp_path / "task.json"  # refused before any engine is asked to pull or run it
+    task.write_text(json.dumps(good | {"image": "evil/miner:latest"}))
+    done = _arena(["ci", "run", "--task", str(task)], cache)
+    assert done.returncode == 2
+    assert "image: Value error, image 'evil/miner:latest' is not an image Arena builds" in (
+        done.stderr
+    )

@@ -182,7 +182,7 @@ def test_the_result_cache_is_keyed_by_limits_and_the_images_id(
     images: dict[str, str],
     tmp_path: Path,
 ) -> None:
-    tag = f"arena-test/cache-key:{os.getpid()}"
+    tag = f"arena/ci-python:cache-key-{os.getpid()}"  # a task may name only such images
     docker_client.images.get(images["python"]).tag(tag)
     try:
         task = _task(make_repo, image=tag)

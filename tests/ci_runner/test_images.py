@@ -3,7 +3,16 @@
 import pytest
 
 from ci_runner.errors import ImageError
-from ci_runner.images import LANGUAGES, recipe_for
+from ci_runner.images import (
+    LANGUAGES,
+    ForeignImage,
+    base_image_name,
+    ci_image_name,
+    env_image_name,
+    is_arena_image,
+    recipe_for,
+    require_arena_image,
+)
 from ci_runner.toolchains import toolchain_choice
 
 
@@ -48,3 +57,27 @@ def test_an_official_image_brings_its_own_toolchain() -> None:
     dockerfile = recipe_for("go", choice.image, choice).dockerfile
     assert dockerfile.startswith("FROM mirror.example/golang:1.22.12-bookworm\n")
     assert "golang-go" not in dockerfile
+
+
+def test_only_the_names_arena_makes_are_its_own() -> None:
+    made = [
+        recipe_for("go", "arena/base:bookworm").tag("sha256:aaa"),
+        ci_image_name("go", "0123456789ab-go1.22.5"),
+        env_image_name("rust", "0123456789abcdef"),
+        base_image_name("trixie"),
+    ]
+    assert all(is_arena_image(name) and require_arena_image(name) == name for name in made)
+    for foreign in (
+        "evil/miner:latest",
+        "arena/ci-python",  # no tag: Docker would take :latest, which Arena never builds
+        "arena/ci-cobol:abc",
+        "arena/service-postgres:abc",  # a job's service, never a run's image
+        "localhost:5000/arena/ci-python:abc",
+        "arena/ci-python:abc@sha256:" + "0" * 64,
+        "arena/ci-python:abc\n",
+    ):
+        assert not is_arena_image(foreign)
+        with pytest.raises(ForeignImage, match="is not an image Arena builds"):
+            require_arena_image(foreign)
+    with pytest.raises(ImageError, match="not a name Arena's images can have"):
+        ci_image_name("cobol", "abc")
