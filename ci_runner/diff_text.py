@@ -30,6 +30,18 @@ _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)", re.DOTALL)
 _TIMESTAMP = re.compile(r"\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?: ?[+-]\d{4})?$")
 _BODY_MARKS = (" ", "+", "-", "\\")
 _CLOSING_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*$")
+# characters that reorder how the text around them is shown (U+202E shows `evil\u202egnp.py`
+# as `evilyp.png`): a path holding one reads as another name, wherever it is printed
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_problem(path: str) -> str | None:
+    """Why `path` cannot be shown as itself (the bidirectional controls it holds), or None."""
+    found = sorted(set(_BIDI_CONTROLS.findall(path)))
+    if not found:
+        return None
+    codes = ", ".join(f"U+{ord(c):04X}" for c in found)
+    return f"path holds bidirectional text controls ({codes}) that show it as another name"
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,8 @@ def _header_path(line: str) -> str:
         path = _unquote(path[1:-1])
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
         raise PatchError(repr(path), "path holds control characters")
+    if (problem := bidi_problem(path)) is not None:  # named as the file, escaped
+        raise PatchError(repr(path[2:] if path.startswith(("a/", "b/")) else path), problem)
     return path.removeprefix("./")
 
 

@@ -8,13 +8,12 @@ is handed to `fuzzy_apply`, and each hunk placed at an offset or with fuzz is re
 from __future__ import annotations
 
 import os
-import posixpath
 import stat
 from pathlib import Path, PurePosixPath
 
 import pygit2
 
-from ci_runner.diff_text import normalize_diff
+from ci_runner.diff_text import bidi_problem, normalize_diff
 from ci_runner.errors import PatchError
 from ci_runner.fuzzy_apply import FuzzUnavailable, HunkMismatch, apply_fuzzily
 
@@ -52,10 +51,36 @@ def _unsafe_path_reason(path: str) -> str | None:
         return "path is inside .git/"
     if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in path):
         return "path holds control characters"
+    if (problem := bidi_problem(path)) is not None:
+        return problem
     if any(len(part.encode(errors="replace")) > _NAME_MAX for part in parts):
         return f"a path component is longer than {_NAME_MAX} bytes"
     if len(path.encode(errors="replace")) > _PATH_MAX:
         return f"path is longer than {_PATH_MAX} bytes"
+    return None
+
+
+def _shown(path: str) -> str:
+    """A path as an error names it: escaped (quoted, `\\u202e`) when printing it as it is could
+    show another name or move the terminal's cursor."""
+    unsafe = any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in path) or bidi_problem(path)
+    return repr(path) if unsafe else path
+
+
+def _link_target_problem(target: str) -> str | None:
+    """Why a symlink the diff writes may point outside its own directory, or None.
+
+    Only the target's own text is judged, never what it resolves to now: `a/..` is `.` on
+    paper but not once `a` is (or becomes) a link itself, so no `..` is taken at all."""
+    if not target:
+        return "creates a symlink without a target"
+    shown = repr(target[:200])
+    if target.startswith("/"):
+        return f"creates a symlink to an absolute path ({shown})"
+    if ".." in PurePosixPath(target).parts:
+        return f"creates a symlink whose target leaves its directory ({shown} holds ..)"
+    if (reason := _unsafe_path_reason(target)) is not None:
+        return f"creates a symlink to an unsafe path ({shown}: {reason})"
     return None
 
 
@@ -71,9 +96,16 @@ def _symlink_on_the_way(root: Path, path: str) -> str | None:
     return None
 
 
-def _link_target(patch: pygit2.Patch) -> str:
+def _link_target(root: Path, patch: pygit2.Patch) -> str:
+    """What the link the diff writes will point to: its added text, or (a link renamed or
+    copied as it is) the target it has in the checkout."""
     added = [line.content for hunk in patch.hunks for line in hunk.lines if line.origin == "+"]
-    return "".join(added).strip()
+    if added or not patch.delta.old_file.path:
+        return "".join(added).strip()
+    try:
+        return os.readlink(root / patch.delta.old_file.path)
+    except OSError:
+        return ""
 
 
 def file_patches(diff: pygit2.Diff) -> list[pygit2.Patch]:
@@ -89,7 +121,7 @@ def check_diff(root: Path, diff: pygit2.Diff, index: int | None = None) -> None:
                 continue
             reason = _unsafe_path_reason(side.path)
             if reason:
-                raise PatchError(side.path, reason, index)
+                raise PatchError(_shown(side.path), reason, index)
             through = _symlink_on_the_way(root, side.path)
             if through:
                 raise PatchError(side.path, f"path goes through the symlink {through}", index)
@@ -99,12 +131,12 @@ def check_diff(root: Path, diff: pygit2.Diff, index: int | None = None) -> None:
         if delta.new_file.mode == _GITLINK_MODE or delta.old_file.mode == _GITLINK_MODE:
             raise PatchError(path, "submodule changes are not supported", index)
         if delta.new_file.mode == _SYMLINK_MODE and delta.status_char() != "D":
-            target = _link_target(patch)
-            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-            if target.startswith("/") or resolved.startswith(".."):
-                raise PatchError(
-                    path, f"creates a symlink pointing outside the tree ({target})", index
-                )
+            if delta.old_file.mode not in (_SYMLINK_MODE, 0) and delta.status_char() != "A":
+                # the link's target would be the file's text, which the diff need not show
+                raise PatchError(path, "turns a file into a symlink: not supported", index)
+            problem = _link_target_problem(_link_target(root, patch))
+            if problem is not None:
+                raise PatchError(path, problem, index)
 
 
 def apply_diffs(root: Path, repo: pygit2.Repository, diffs: tuple[str, ...]) -> tuple[str, ...]:

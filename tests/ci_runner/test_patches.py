@@ -137,6 +137,86 @@ def test_diffs_apply_in_order(
     assert result.steps[0].exit_code == 0
 
 
+def _link(path: str, target: str) -> str:
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode 120000\n--- /dev/null\n+++ b/{path}\n"
+        f"@@ -0,0 +1 @@\n+{target}\n\\ No newline at end of file\n"
+    )
+
+
+RLO = "\u202e"  # right-to-left override: shows `evil\u202egnp.py` as `evilyp.png`
+HOSTILE = {
+    "link-updir-behind-a-dir": (_link("b", "a/.."), "b", "leaves its directory ('a/..' holds .."),
+    "link-to-a-sibling-dir": (_link("pkg/alias", "../app.py"), "pkg/alias", "leaves its dir"),
+    "link-absolute": (_link("l", "/etc/passwd"), "l", "to an absolute path ('/etc/passwd')"),
+    "link-into-git": (_link("l", ".git/config"), "l", "unsafe path ('.git/config'"),
+    "file-made-a-link": (
+        "diff --git a/app.py b/app.py\nold mode 100644\nnew mode 120000\n",
+        "app.py",
+        "turns a file into a symlink",
+    ),
+    "rlo-new-file": (_new_file(f"evil{RLO}gnp.py"), "'evil\\u202egnp.py'", "(U+202E)"),
+    "isolates-plain": (
+        "--- /dev/null\n+++ b/x\u2066y\u2069.py\n@@ -0,0 +1 @@\n+x\n",
+        "'x\\u2066y\\u2069.py'",
+        "bidirectional text controls (U+2066, U+2069)",
+    ),
+    "rlm-rename": (
+        "diff --git a/app.py b/app\u200f.py\nsimilarity index 100%\n"
+        "rename from app.py\nrename to app\u200f.py\n",
+        "'app\\u200f.py'",
+        "(U+200F) that show it as another name",
+    ),
+}
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_links_leaving_their_directory_and_bidi_names_are_refused_by_the_runner(
+    case: str,
+    runner: CIRunner,
+    make_repo: MakeRepo,
+    images: dict[str, str],
+    docker_client: docker.DockerClient,
+) -> None:
+    diff, shown, why = HOSTILE[case]
+    repo, commit = make_repo(FILES)
+    started = time.time()
+    result = _run_script(
+        runner,
+        CIRequest(
+            repo=repo, commit=commit, pipeline=PIPELINE, image=images["python"], diffs=(diff,)
+        ),
+        "true",
+    )
+    assert result.status is CIStatus.ERROR
+    assert result.patch_error is not None
+    assert result.patch_error.startswith(f"diff #1: {shown}: "), result.patch_error
+    assert why in result.patch_error
+    assert result.patch_error.isascii()  # nothing in it reorders or hides what is shown
+    assert containers_created_since(docker_client, started) == 0
+
+
+@pytest.mark.docker
+def test_a_link_into_its_own_directory_applies(
+    runner: CIRunner, make_repo: MakeRepo, images: dict[str, str]
+) -> None:
+    repo, commit = make_repo(FILES)
+    result = _run_script(
+        runner,
+        CIRequest(
+            repo=repo,
+            commit=commit,
+            pipeline=PIPELINE,
+            image=images["python"],
+            diffs=(_link("pkg/alias.py", "mod.py"),),
+        ),
+        "test -L pkg/alias.py && grep -q 'y = 2' pkg/alias.py",
+    )
+    assert result.patch_error is None
+    assert result.steps[0].exit_code == 0, result.steps[0].log
+
+
 PLAIN_WRONG_COUNTS_AND_LINES = (
     "Here is the fix:\n\n```diff\n--- app.py\n+++ app.py\n@@ -7,9 +7,9 @@\n-x = 1\n+x = 5\n```\n"
 )
