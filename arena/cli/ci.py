@@ -47,15 +47,17 @@ def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIR
     pipeline = task.require_pipeline()
     with stderr.status("preparing the CI image") as status:
         image = task.image or EnvironmentBuilder(ImageBuilder(runner.client, settings)).image_for(
-            environment_spec(task), progress=lambda line: status.update(f"image: {line[:100]}")
+            environment_spec(task),
+            progress=lambda line: status.update(f"image: {escape(line[:100])}"),
         )
         names = [step.name for step in pipeline.steps]
-        status.update(f"checking out {task.instance_id} and running step {names[0]!r}")
+        status.update(escape(f"checking out {task.instance_id} and running step {names[0]!r}"))
 
         def on_step(done: StepResult) -> None:
             index = names.index(done.name)
             if index + 1 < len(names):
-                status.update(f"running step {names[index + 1]!r} ({index + 2}/{len(names)})")
+                step = escape(repr(names[index + 1]))
+                status.update(f"running step {step} ({index + 2}/{len(names)})")
 
         request = CIRequest(
             repo=task.repo,
@@ -88,7 +90,7 @@ def run(
             stderr.print(f"[yellow]applied inexactly:[/] {escape(note)}", highlight=False)
     if result.patch_error is not None:
         if not as_json:
-            stderr.print(f"[bold red]error:[/] {result.patch_error}", highlight=False)
+            stderr.print(f"[bold red]error:[/] {escape(result.patch_error)}", highlight=False)
         raise typer.Exit(BAD_INPUT)
 
 
@@ -106,7 +108,7 @@ def images(
             with stderr.status(f"{name}: checking image") as status:
 
                 def show(line: str, name: str = name, status: Status = status) -> None:
-                    status.update(f"{name}: {line[:100]}")
+                    status.update(escape(f"{name}: {line[:100]}"))
 
                 tag = builder.ensure(name, progress=show)
             print(f"{name}\t{tag}")

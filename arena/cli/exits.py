@@ -6,6 +6,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ci_runner.environments import EnvironmentBuildError
 from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
@@ -18,7 +19,8 @@ stderr = Console(stderr=True, soft_wrap=True)  # messages stay whole lines, for 
 
 
 def fail(code: int, message: str) -> NoReturn:
-    stderr.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    """Print `message` as it is (it often quotes a task, a diff or a model: never markup)."""
+    stderr.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
     raise typer.Exit(code)
 
 

@@ -106,7 +106,7 @@ def import_tasks(
             settings.cache_dir, refused, (t.instance_id for t in report.tasks), source.name
         )
     for error in report.errors:
-        stderr.print(f"[red]{error}[/]", highlight=False)
+        stderr.print(f"[red]{escape(str(error))}[/]", highlight=False)
     kinds = ", ".join(f"{n} {k.value}" for k, n in sorted(report.kinds().items()))
     print(
         f"imported {len(report.tasks)} task(s){f' ({kinds})' if kinds else ''}; library: {library}"

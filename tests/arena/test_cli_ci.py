@@ -135,6 +135,52 @@ def test_plain_diff_as_a_model_writes_it_runs_and_reports_the_fuzz(
     assert "applied inexactly: diff #1: calc.py: hunk #1 applied at line 1" in shown.stderr
 
 
+MARKUP_PATHS = [
+    "[bold red]x[/]/../y.py",
+    "x[/]/../y.py",
+    "[link=mailto:x@evil.example]calc.py[/link]",
+]
+
+
+@pytest.mark.parametrize("path", MARKUP_PATHS)
+def test_a_refused_path_holding_markup_is_printed_as_it_is(
+    path: str, task_file: Path, tmp_path: Path, ci_settings: CISettings, images: dict[str, str]
+) -> None:
+    diff = f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-nothing\n+evil\n"
+    args = ["ci", "run", "--task", str(task_file), "--diff", _diff_file(tmp_path, "m.diff", diff)]
+    done = _arena(args, ci_settings)  # table mode: rich renders what it prints
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "MarkupError" not in done.stderr
+    assert f"error: diff #1: {path}: " in done.stderr
+    assert "status: error" in done.stdout
+
+
+def test_markup_in_step_names_is_shown_as_it_is(
+    tmp_path: Path, make_repo: MakeRepo, ci_settings: CISettings, images: dict[str, str]
+) -> None:
+    repo, commit = make_repo(PYTHON.files)
+    pipeline = PYTHON.pipeline.model_dump(mode="json")
+    named = "[/][bold red]pwned[/bold red]"
+    pipeline["steps"] = [{"name": "[link=https://evil.example]first[/link]", "run": "true"},
+                         *({**s, "name": named} for s in pipeline["steps"])]  # fmt: skip
+    task = tmp_path / "task.json"
+    task.write_text(
+        json.dumps(
+            {
+                "instance_id": "[/]",
+                "repo": repo,
+                "base_commit": commit,
+                "language": "python",
+                "pipeline": pipeline,
+            }
+        )
+    )
+    done = _arena(["ci", "run", "--task", str(task)], ci_settings)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "pwned" in done.stdout and "[bold red]pwned[/bold red]" in done.stdout
+
+
 def test_oversized_diff_file_exits_2_before_it_is_read(
     task_file: Path, tmp_path: Path, ci_settings: CISettings
 ) -> None:

@@ -114,12 +114,13 @@ def test_a_base_commit_that_is_no_full_commit_id_is_refused_naming_the_field(
         good | {"instance_id": "short", "base_commit": commit[:12]},
         good | {"instance_id": "upper", "base_commit": commit.upper()},
         good,
+        good | {"instance_id": "markup", "base_commit": "[/][link=x]"},  # printed as it is
     ]
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     done = _arena(["tasks", "import", str(source)], cache)
     assert done.returncode == 2, done.stderr
     assert "imported 2 task(s)" in done.stdout  # the upper-case id is a full one
-    for number, given in ((1, "main"), (2, commit[:12])):
+    for number, given in ((1, "main"), (2, commit[:12]), (5, "[/][link=x]")):
         assert (
             f"line {number}: base_commit: Value error, base_commit must be a full commit id (40 "
             f"hex digits, or 64 for a SHA-256 repo), not '{given}'"
@@ -127,6 +128,7 @@ def test_a_base_commit_that_is_no_full_commit_id_is_refused_naming_the_field(
     assert {r.key: r.reason for r in read_refusals(refusals_path(cache))} == {
         "branch": "bad base_commit",
         "short": "bad base_commit",
+        "markup": "bad base_commit",
     }
 
 
