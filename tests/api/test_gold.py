@@ -40,7 +40,7 @@ def _task(instance_id: str) -> Task:
     return Task(
         instance_id=instance_id,
         repo="/nonexistent/repo",
-        base_commit="0123456789abcdef",
+        base_commit="0123456789abcdef" * 2 + "01234567",
         language="python",
         problem_statement="x() returns old",
         patch=PATCH,

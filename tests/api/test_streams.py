@@ -33,7 +33,7 @@ def _task() -> Task:
     return Task(
         instance_id="py-streams-1",
         repo="/nonexistent/repo",
-        base_commit="0123456789abcdef",
+        base_commit="0123456789abcdef" * 2 + "01234567",
         language="python",
         problem_statement="a bug",
         patch="diff --git a/x b/x\n",
