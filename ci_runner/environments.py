@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import CIError, ImageError
 from ci_runner.images import (
+    ENV_CACHE_DIR,
     ENV_IMAGE_LABEL,
     SANDBOX_HOME,
     WORKSPACE,
@@ -68,7 +69,7 @@ from ci_runner.workspace import Workspaces, remove_tree, source_key
 Progress = Callable[[str], None]
 
 ENV_ROOT = "/opt/arena"
-CACHE_DIR = f"{ENV_ROOT}/cache"  # the sandbox user's: each run writes its own layer over it
+CACHE_DIR = ENV_CACHE_DIR  # the sandbox user's: each run writes its own bounded layer over it
 VENV = f"{CACHE_DIR}/venv"
 WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
 GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
@@ -127,9 +128,10 @@ while read -r mod; do
 done"""
 _RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
 
-# CI runs from an environment image get a writable root layer, so that their caches change
-# copy-on-write instead of being copied whole into a volume first: the image must leave the
-# sandbox user nothing else to write (runs mount tmpfs on /tmp, the workspace and HOME)
+# CI runs from an environment image mount at CACHE_DIR an overlay over the image's own layer,
+# bounded by a tmpfs (ci_runner.sandbox.cache_layer), and keep a read-only root; the image
+# leaves the sandbox user nothing else to write all the same (runs mount tmpfs on /tmp, the
+# workspace and HOME). CACHE_DIR must be in the committed layer itself: `_clean` chowns it
 _ONLY_CACHE_WRITABLE = """find / -xdev -perm -0002 -not -type l -not -path /tmp \\
     -exec chmod o-w {} + 2>/dev/null || true"""
 

@@ -33,9 +33,10 @@ from ci_runner.locks import file_lock
 from ci_runner.toolchains import ToolchainChoice
 
 # an environment image (ci_runner.environments) carries this label: its warm caches sit in its
-# own writable layer (nothing else there is writable by the sandbox user), so its sandboxes
-# keep the root filesystem writable instead of copying the caches into a volume on every run
+# own, top layer at ENV_CACHE_DIR, and its sandboxes mount there a bounded overlay over that
+# layer (ci_runner.sandbox.cache_layer) instead of copying the caches into a volume every run
 ENV_IMAGE_LABEL = "arena.env"
+ENV_CACHE_DIR = "/opt/arena/cache"
 SANDBOX_UID = 1000
 SANDBOX_HOME = "/home/arena"
 WORKSPACE = "/workspace"

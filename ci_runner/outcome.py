@@ -24,6 +24,8 @@ def stop_problem(cause: StopCause, limits: Limits) -> str:
         return f"memory limit of {limits.memory_mb} MiB exceeded"
     if cause is StopCause.PIDS:
         return f"the sandbox's own processes used up its limit of {limits.pids} processes"
+    if cause is StopCause.DISK:
+        return f"it wrote more than {limits.disk_mb} MiB outside the workspace"
     return "its own processes brought it down"
 
 
@@ -39,6 +41,8 @@ def step_problem(step: StepResult, limits: Limits) -> str | None:
         return f"step {step.name!r} was killed: {stop_problem(StopCause.MEMORY, limits)}"
     if step.stopped_by is StopCause.PIDS:
         return f"step {step.name!r} could not run: {stop_problem(StopCause.PIDS, limits)}"
+    if step.stopped_by is StopCause.DISK:
+        return f"step {step.name!r} failed: {stop_problem(StopCause.DISK, limits)}"
     if step.stopped_by is not None:
         return (
             f"step {step.name!r} was stopped by the sandbox's own processes "

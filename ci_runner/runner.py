@@ -6,6 +6,7 @@ import contextlib
 import logging
 import posixpath
 import re
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ import docker
 
 from ci_runner.config import CISettings
 from ci_runner.engine import connect
-from ci_runner.errors import PatchError, ReportError, WorkspaceError
+from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
 from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
@@ -65,6 +66,17 @@ class CIRunner:
     def run(self, request: CIRequest, on_step: StepCallback = _no_callback) -> CIResult:
         started = time.monotonic()
         limits = request.limits or self._settings.limits
+        with _Starting(lambda: DockerSandbox.start(self.client, request.image, limits)) as box:
+            return self._run_in(request, on_step, box, limits, started)
+
+    def _run_in(
+        self,
+        request: CIRequest,
+        on_step: StepCallback,
+        box: _Starting,
+        limits: Limits,
+        started: float,
+    ) -> CIResult:
         run_dir, repo = self._workspaces.checkout(request.repo, request.commit)
         try:
             try:
@@ -78,9 +90,7 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
-            with contextlib.closing(
-                DockerSandbox.start(self.client, request.image, limits)
-            ) as sandbox:
+            with contextlib.closing(box.sandbox()) as sandbox:
                 try:
                     sandbox.write_tree(run_dir, WORKSPACE)
                 except SandboxFileError as exc:
@@ -353,6 +363,48 @@ def junit_files_named(logs: str) -> list[str]:
     through PYTEST_ADDOPTS, and its file holds the same results."""
     found = dict.fromkeys(m["path"] for m in _JUNIT_WRITTEN.finditer(logs))
     return [p for p in found if posixpath.normpath(p).startswith(f"{WORKSPACE}/")][:MAX_JUNIT_FILES]
+
+
+class _Starting:
+    """A sandbox starting in the background while the checkout is made and the diffs are
+    applied on the host; one that is never taken (the checkout failed, a diff was refused)
+    is closed on exit, and its start's failure is then nobody's concern."""
+
+    def __init__(self, start: Callable[[], DockerSandbox]) -> None:
+        self._start = start
+        self._box: DockerSandbox | None = None
+        self._failed: BaseException | None = None
+        self._taken = False
+        self._thread = threading.Thread(target=self._run, name="sandbox-start", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self._box = self._start()
+        except BaseException as exc:  # raised by `sandbox()`, in the run's thread
+            self._failed = exc
+
+    def __enter__(self) -> _Starting:
+        self._thread.start()
+        return self
+
+    def sandbox(self) -> DockerSandbox:
+        """The started sandbox, now the caller's to close; its start's failure is raised."""
+        self._thread.join()
+        self._taken = True
+        if self._failed is not None:
+            raise self._failed
+        assert self._box is not None
+        return self._box
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._taken:
+            return
+        self._thread.join()
+        if self._box is not None:
+            try:
+                self._box.close()
+            except SandboxError as exc:
+                log.warning("cannot remove an unused sandbox (arena ci sweep will): %s", exc)
 
 
 def _discard(run_dir: Path) -> None:

@@ -13,6 +13,7 @@ class StopCause(StrEnum):
     OWN_PROCESSES = "own_processes"  # a kill or an exit from inside the sandbox
     MEMORY = "memory"  # its memory limit
     PIDS = "pids"  # its process limit: no process could start
+    DISK = "disk"  # its disk limit outside the workspace: a write past it failed
     RUNNER = "runner"  # the runner killed it, after a timeout
     OUTSIDE = "outside"  # a kill through the engine by someone else, or its removal
     UNKNOWN = "unknown"  # the engine's facts do not say who

@@ -36,7 +36,12 @@ class Limits(BaseModel):
     run_timeout_s: float = Field(default=1800, gt=0)
     max_output_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_report_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
-    disk_mb: int = Field(default=2048, ge=16, description="size of the workspace (in memory)")
+    disk_mb: int = Field(
+        default=2048,
+        ge=16,
+        description="size of the workspace, and of what a run from an environment image may "
+        "write to its caches (each in memory)",
+    )
     max_tests: int = Field(default=100_000, ge=1, description="tests one report may name")
 
 
@@ -68,7 +73,7 @@ class StepResult(BaseModel):
     stopped_by: StopCause | None = Field(
         default=None,
         description="what stopped the step, or the sandbox, from inside: its own processes, "
-        "its memory or process limit (a stop from outside raises instead: never a result)",
+        "its memory, process or disk limit (a stop from outside raises instead: never a result)",
     )
 
     @property

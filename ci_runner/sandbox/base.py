@@ -22,7 +22,8 @@ class ExecResult:
     sandbox_died: bool = False
     stopped_by: StopCause | None = None
     """Set when the process was stopped, or could not start, because of the sandbox's own
-    processes, memory or process limit; `sandbox_died` when the whole sandbox went down."""
+    processes, memory or process limit, or failed once a write past its disk limit outside
+    the workspace had failed; `sandbox_died` when the whole sandbox went down."""
 
     @property
     def oom_killed(self) -> bool:

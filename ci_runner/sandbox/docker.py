@@ -28,7 +28,13 @@ from docker.utils.socket import STDERR, frames_iter
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
-from ci_runner.images import ENV_IMAGE_LABEL, SANDBOX_HOME, SANDBOX_UID, WORKSPACE
+from ci_runner.images import (
+    ENV_CACHE_DIR,
+    ENV_IMAGE_LABEL,
+    SANDBOX_HOME,
+    SANDBOX_UID,
+    WORKSPACE,
+)
 from ci_runner.owners import pid_alive
 from ci_runner.sandbox.base import (
     ExecResult,
@@ -37,6 +43,7 @@ from ci_runner.sandbox.base import (
     SandboxFileError,
     SandboxLost,
 )
+from ci_runner.sandbox.cache_layer import CacheLayer, own_layer_dir
 from ci_runner.sandbox.limits import OutputBuffer
 from ci_runner.sandbox.seccomp import seccomp_profile
 from ci_runner.stops import StopCause
@@ -69,22 +76,36 @@ def _labels() -> dict[str, str]:
     }
 
 
+def _abandoned(labels: dict[str, str], host: str, max_age_s: float | None) -> bool:
+    """Whether what carries these labels lost its owning process on this host (or is too old)."""
+    started = float(labels.get(f"{LABEL}.started", "0") or 0)
+    mine = labels.get(f"{LABEL}.host") == host
+    orphan = mine and not pid_alive(int(labels.get(f"{LABEL}.pid", "0") or 0))
+    return orphan or (max_age_s is not None and time.time() - started > max_age_s)
+
+
 def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None) -> list[str]:
-    """Remove sandbox containers whose owning process on this host is gone (or too old)."""
+    """Remove sandbox containers, then the volumes of their cache layers, whose owning process
+    on this host is gone (or too old); returns the names of what it removed."""
     removed: list[str] = []
     host = socket.gethostname()
     for container in client.containers.list(all=True, filters={"label": LABEL}):
-        labels = container.labels
-        started = float(labels.get(f"{LABEL}.started", "0"))
-        mine = labels.get(f"{LABEL}.host") == host
-        orphan = mine and not pid_alive(int(labels.get(f"{LABEL}.pid", "0") or 0))
-        stale = max_age_s is not None and time.time() - started > max_age_s
-        if orphan or stale:
+        if _abandoned(container.labels, host, max_age_s):
             try:
-                container.remove(force=True)
+                container.remove(force=True, v=True)
                 removed.append(str(container.name))
             except docker.errors.NotFound:
                 pass
+    for volume in client.api.volumes(filters={"label": LABEL}).get("Volumes") or []:
+        if _abandoned(dict(volume.get("Labels") or {}), host, max_age_s):
+            try:
+                client.api.remove_volume(volume["Name"])
+                removed.append(str(volume["Name"]))
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.APIError as exc:
+                if exc.status_code != 409:  # 409: still in use by a container of a live owner
+                    raise
     return removed
 
 
@@ -248,18 +269,27 @@ class DockerSandbox(Sandbox):
 
     The workspace is a tmpfs of `disk_mb` (writes past it fail with ENOSPC) that the files are
     copied into through the engine, so the engine may run anywhere (DOCKER_HOST) and nothing
-    the sandbox writes reaches the host's disk.
+    the sandbox writes reaches the host's disk. An environment image's caches are the one
+    other place it writes: a CacheLayer of `disk_mb` in memory too, and a step that fails
+    once it is full is stopped by its disk limit (StopCause.DISK), the code's fault.
     """
 
     def __init__(
-        self, client: docker.DockerClient, container: Container, *, as_root: bool = False
+        self,
+        client: docker.DockerClient,
+        container: Container,
+        *,
+        as_root: bool = False,
+        layer: CacheLayer | None = None,
     ) -> None:
         """`as_root` only for environment builds (trusted setup steps, committed afterwards):
         every exec, copy and read then runs as root, and no leftover process is killed first,
         since root's `kill -1` would also stop the keep-alive. CI runs never pass it.
+        `layer`: the cache layer mounted in `container`, removed with it.
         """
         self._client = client
         self._container = container
+        self._layer = layer
         self._uid = 0 if as_root else sandbox_uid()
         self._prologue = "" if as_root else _ALONE
         self._down: Stop | None = None  # why no process can run here any more
@@ -283,16 +313,32 @@ class DockerSandbox(Sandbox):
 
     @classmethod
     def start(cls, client: docker.DockerClient, image: str, limits: Limits) -> DockerSandbox:
-        """A started sandbox of `image`; its root filesystem is read-only unless the image is
-        an environment image, whose caches are written where they lie (see ENV_IMAGE_LABEL)."""
+        """A started sandbox of `image` with a read-only root. An environment image's caches
+        (see ENV_IMAGE_LABEL) get a writable layer of `disk_mb` over them (CacheLayer)."""
         uid = sandbox_uid()
-        writable_root = _is_environment_image(client, image)
+        inspected = _inspect_image(client, image)
+        labels = _labels()
+        security_opt = ["no-new-privileges", f"seccomp={seccomp_profile()}"]
         cpus = sandbox_cpus(limits, engine_cpus(client))
         owned = f"nosuid,nodev,uid={uid},gid={uid}"
-        # workspace files live in memory, charged to the container: give them their own room
-        memory = f"{limits.memory_mb + limits.disk_mb}m"
+        # the workspace's files, and the cache layer's, live in memory, charged to the
+        # container: give each its own room
+        layer: CacheLayer | None = None
+        if ENV_IMAGE_LABEL in ((inspected.get("Config") or {}).get("Labels") or {}):
+            layer = CacheLayer.create(
+                client,
+                image,
+                own_layer_dir(inspected, ENV_CACHE_DIR),
+                size_mb=limits.disk_mb,
+                uid=uid,
+                lifetime_s=limits.run_timeout_s + 180,  # outlives the sandbox's keep-alive
+                labels=labels,
+                security_opt=security_opt,
+            )
+        memory = f"{limits.memory_mb + limits.disk_mb * (2 if layer else 1)}m"
         try:
-            container = client.containers.create(
+            container = _create(
+                client,
                 image,
                 # the keep-alive runs as root: the sandbox user cannot signal it
                 command=["sleep", str(int(limits.run_timeout_s) + 120)],
@@ -300,14 +346,15 @@ class DockerSandbox(Sandbox):
                 init=True,
                 network_mode="none",
                 user="0:0",
-                read_only=not writable_root,
+                read_only=True,
+                mounts=[layer.mount] if layer else [],
                 tmpfs={
                     "/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777",
                     SANDBOX_HOME: f"rw,exec,{owned},size={limits.tmpfs_mb}m,mode=0700",
                     WORKSPACE: f"rw,exec,{owned},size={limits.disk_mb}m,mode=0755",
                 },
                 cap_drop=["ALL"],
-                security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
+                security_opt=security_opt,
                 nano_cpus=int(cpus * 1e9),
                 mem_limit=memory,
                 memswap_limit=memory,
@@ -316,19 +363,22 @@ class DockerSandbox(Sandbox):
                 working_dir=WORKSPACE,
                 environment={"HOME": SANDBOX_HOME, "CI": "true", "LANG": "C.UTF-8"},
                 hostname="arena-ci",
-                labels=_labels(),
+                labels=labels,
             )
-        except docker.errors.ImageNotFound as exc:
-            raise SandboxError(
-                f"CI image {image} is missing: build it with `arena ci images`"
-            ) from exc
-        except ENGINE_ERRORS as exc:
-            raise SandboxError(f"cannot create the sandbox container: {exc}") from exc
+        except BaseException:
+            if layer is not None:
+                with contextlib.suppress(SandboxError):
+                    layer.remove()
+            raise
+        sandbox = cls(client, container, layer=layer)
         try:
-            sandbox = cls(client, container)
-            container.start()
+            if layer is not None:
+                layer.start_with(container)
+            else:
+                container.start()
         except BaseException as exc:
-            container.remove(force=True, v=True)
+            with contextlib.suppress(SandboxError):
+                sandbox.close()
             if isinstance(exc, ENGINE_ERRORS):
                 raise SandboxError(f"cannot start the sandbox container: {exc}") from exc
             raise
@@ -461,6 +511,8 @@ class DockerSandbox(Sandbox):
             if failure and exit_code is None and self._running():
                 raise SandboxError(f"lost the output stream of a step: {failure[0]}")
             stopped = self._stopped(self._who_stopped(oom_grace=exit_code == _KILLED_BY_SIGKILL))
+        if stopped is None and exit_code != 0 and self._layer is not None and self._layer.full():
+            stopped = Stop(StopCause.DISK, False, "a write past its cache layer's limit failed")
         return ExecResult(
             exit_code=exit_code,
             output=output,
@@ -680,6 +732,19 @@ class DockerSandbox(Sandbox):
             return
         self._closed = True
         self._down = self._down or Stop(StopCause.RUNNER, True, "the runner removed it")
+        layer = self._layer
+        if layer is None:
+            self._remove_container()
+            return
+        keeper = threading.Thread(target=layer.remove_keeper, daemon=True)
+        keeper.start()  # at the same time as the container: the two take as long
+        try:
+            self._remove_container()
+        finally:
+            keeper.join()
+            layer.remove()  # the volumes, once the container unmounted the overlay
+
+    def _remove_container(self) -> None:
         try:
             self._container.remove(force=True, v=True)
         except docker.errors.NotFound:
@@ -707,17 +772,25 @@ def _attributes(event: dict[str, Any]) -> dict[str, str]:
     return dict((event.get("Actor") or {}).get("Attributes") or {})
 
 
-def _is_environment_image(client: docker.DockerClient, image: str) -> bool:
-    """Whether `image` is an environment image: its build left nothing but its cache directory
-    writable by the sandbox user, so a writable root layer lets a run change its warm caches
-    copy-on-write, file by file, where a volume would copy all of them first."""
+def _inspect_image(client: docker.DockerClient, image: str) -> dict[str, Any]:
+    """The engine's facts of `image`: its labels say whether it is an environment image, its
+    storage driver's data where its own layer lies."""
+    api: Any = client.api  # its inspect_image is untyped
     try:
-        labels = client.images.get(image).labels or {}
+        return dict(api.inspect_image(image))
     except docker.errors.ImageNotFound as exc:
         raise SandboxError(f"CI image {image} is missing: build it with `arena ci images`") from exc
     except ENGINE_ERRORS as exc:
         raise SandboxError(f"cannot inspect the CI image {image}: {exc}") from exc
-    return ENV_IMAGE_LABEL in labels
+
+
+def _create(client: docker.DockerClient, image: str, **options: Any) -> Container:
+    try:
+        return client.containers.create(image, **options)
+    except docker.errors.ImageNotFound as exc:
+        raise SandboxError(f"CI image {image} is missing: build it with `arena ci images`") from exc
+    except ENGINE_ERRORS as exc:
+        raise SandboxError(f"cannot create the sandbox container: {exc}") from exc
 
 
 def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:

@@ -297,9 +297,9 @@ def test_go_runs_offline_from_the_module_cache(
 def test_a_run_from_an_environment_image_may_write_only_its_own_layer_of_the_caches(
     environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
 ) -> None:
-    """The root layer is writable (the caches change copy-on-write, nothing is copied before
-    the first step), but nothing on it other than the caches is writable by the sandbox
-    user, and what one run writes there no other run sees."""
+    """The caches get a layer of the run's own over the image's (they change copy-on-write,
+    nothing is copied before the first step), nothing else is writable by the sandbox user,
+    and what one run writes there no other run sees."""
     repo, commit = make_repo(GO_FILES)
     spec = _spec(repo, commit, "go", GO_PIPELINE)
     image = environments.ensure(spec)

@@ -46,6 +46,33 @@ def test_sweep_removes_containers_whose_owner_is_gone(
                 container.remove(force=True)
 
 
+def test_sweep_removes_cache_layer_volumes_whose_owner_is_gone(
+    docker_client: docker.DockerClient,
+) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    labels = {
+        LABEL: "1",
+        f"{LABEL}.host": socket.gethostname(),
+        f"{LABEL}.pid": str(dead.pid),
+        f"{LABEL}.started": "0",
+    }
+    api = docker_client.api
+    orphan = api.create_volume(f"arena-ci-test-{dead.pid}-upper", labels=labels)["Name"]
+    live = api.create_volume(
+        f"arena-ci-test-{os.getpid()}-upper", labels={**labels, f"{LABEL}.pid": "1"}
+    )["Name"]
+    try:
+        removed = sweep_orphans(docker_client)
+        assert orphan in removed and live not in removed
+        names = {v["Name"] for v in api.volumes(filters={"label": LABEL})["Volumes"] or []}
+        assert orphan not in names and live in names
+    finally:
+        for volume in (orphan, live):
+            with contextlib.suppress(docker.errors.NotFound):
+                api.remove_volume(volume)
+
+
 def test_sweep_removes_run_directories_whose_owner_is_gone(tmp_path: Path) -> None:
     dead = subprocess.Popen(["true"])
     dead.wait()
