@@ -220,7 +220,26 @@ case "${{args[$at]}}" in
   install|reinstall|build-dep|source|satisfy) ;;
   *) exec "$real" "$@" ;;
 esac
-if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
+# a package asked for from another Debian suite (libfoo-dev/trixie): that suite's lists,
+# pinned below the image's own so that nothing else is taken from it
+refresh=0
+for ((i = at + 1; i < ${{#args[@]}}; i++)); do
+  suite="${{args[$i]##*/}}"
+  case "${{args[$i]}}" in -*|*=*|*:*) continue ;; */*) ;; *) continue ;; esac
+  [[ $suite =~ ^[a-z]+$ ]] || continue
+  [ -e "/etc/apt/sources.list.d/arena-$suite.list" ] && continue
+  grep -qs "^deb .* $suite main" /etc/apt/sources.list /etc/apt/sources.list.d/*.list && continue
+  mirror=$(sed -n 's/^deb \\([^ ]*\\) [a-z]* main.*/\\1/p' /etc/apt/sources.list | head -n1)
+  list="/etc/apt/sources.list.d/arena-$suite.list"
+  echo "deb ${{mirror:-http://deb.debian.org/debian}} $suite main" > "$list"
+  pin='Package: *\\nPin: release n=%s\\nPin-Priority: 100\\n'
+  printf "$pin" "$suite" > "/etc/apt/preferences.d/arena-$suite"
+  echo "arena: $suite's packages listed too, for ${{args[$i]}} only" >&2
+  refresh=1
+done
+if [ $refresh = 1 ]; then
+  /usr/bin/apt-get update -q || exit $?
+elif ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
   echo "arena: no package lists yet: apt-get update first" >&2
   /usr/bin/apt-get update -q || exit $?
 fi

@@ -29,6 +29,7 @@ SUITE_VERSIONS: dict[str, dict[str, str]] = {
     "bookworm": {"python": "3.11", "go": "1.19", "rust": "1.63", "cpp": "12"},
     "trixie": {"python": "3.13", "go": "1.24", "rust": "1.85", "cpp": "14"},
 }
+NEWEST_SUITE = max(SUITE_VERSIONS, key=lambda suite: Version(SUITE_VERSIONS[suite]["python"]))
 # the `clang` package of each suite (a leg that asks for clang-N gets package clang-N)
 SUITE_CLANG = {"bookworm": "14", "trixie": "19"}
 # the files a request is read from, at the base commit

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import re
 
+from ci_runner.toolchains import NEWEST_SUITE
+
 # formula -> Debian packages (bookworm names); tools keep their names where Debian's match
 BREW_TO_DEBIAN: dict[str, tuple[str, ...]] = {
     "boost": ("libboost-dev",),
     "eigen": ("libeigen3-dev",),
     "nlohmann-json": ("nlohmann-json3-dev",),
-    "msgpack-cxx": ("libmsgpack-cxx-dev",),
+    # Homebrew's msgpack-cxx is 6 or later, whose CMake package is `msgpack-cxx`; bookworm's
+    # 4.1 calls it msgpackc-cxx, so find_package(msgpack-cxx) needs the newer suite's headers
+    "msgpack-cxx": (f"libmsgpack-cxx-dev/{NEWEST_SUITE}",),
     "msgpack": ("libmsgpack-dev",),
     "doctest": ("doctest-dev",),
     "catch2": ("catch2",),

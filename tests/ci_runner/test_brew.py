@@ -10,7 +10,7 @@ def test_known_formulae_become_their_debian_packages() -> None:
     apt, unknown = brew_as_apt("brew install boost eigen nlohmann-json msgpack-cxx doctest")
     assert apt == (
         "apt-get install -y --no-install-recommends libboost-dev libeigen3-dev "
-        "nlohmann-json3-dev libmsgpack-cxx-dev doctest-dev"
+        "nlohmann-json3-dev libmsgpack-cxx-dev/trixie doctest-dev"
     )
     assert unknown == ()
     assert is_install(apt)

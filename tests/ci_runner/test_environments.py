@@ -31,6 +31,7 @@ from ci_runner.environments import (
 )
 from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
+from ci_runner.workflows.commands import without_foreign
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_builds import HOST_CA, build_settings, remove_built_images
 from tests.ci_runner.env_projects import (
@@ -456,3 +457,31 @@ def test_cpp_gets_the_apt_packages_its_setup_installs_with_sudo(
     stats = result.steps[-1].log
     hits = re.search(r"Hits:\s+(\d+)", stats) or re.search(r"cache hit \(direct\)\s+(\d+)", stats)
     assert hits is not None and int(hits.group(1)) >= 2, stats  # compiled at the base commit
+
+
+def test_a_brew_formula_newer_than_bookworms_comes_from_the_newest_suite_alone(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    # PowerGridModel's Linux leg: `brew install ... msgpack-cxx`, then find_package(msgpack-cxx),
+    # a name bookworm's msgpack 4.1 does not know
+    setup, dropped = without_foreign("brew install msgpack-cxx")
+    assert dropped == []
+    probe = (
+        "cmake_minimum_required(VERSION 3.16)\nproject(p CXX)\nfind_package(msgpack-cxx REQUIRED)\n"
+    )
+    repo, commit = make_repo({"probe/CMakeLists.txt": probe})
+    pipeline = Pipeline.model_validate(
+        {
+            "setup": [{"name": "deps", "run": setup}],
+            "steps": [
+                {"name": "configure", "run": "cmake -S probe -B /tmp/probe"},
+                {"name": "libc", "run": "dpkg-query -W libc6 | grep -q '\t2\\.36'"},
+                {"name": "report", "run": "echo 'test msgpack_cxx_found ... ok'"},
+            ],
+            "report": {"format": "libtest", "step": "report"},
+        }
+    )
+    spec = _spec(repo, commit, "cpp", pipeline)
+    result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
+    assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
+    assert result.tests == {"msgpack_cxx_found": "passed"}
