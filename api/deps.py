@@ -18,6 +18,7 @@ from api.errors import ApiError
 from api.polls import SharedPolls
 from api.schemas.tournaments import TournamentOut
 from api.streams import Streams
+from arena.ratings.matrices import PairTally
 from arena.store.pool import Pool
 from arena.store.secrets import KeyBox
 from ci_runner import CISettings
@@ -33,7 +34,7 @@ class Services:
     queue: Celery
     keys: KeyBox | None
     model_cache: TtlCache[dict[str, DictRow]]  # metadata, cutoffs and prices by name
-    matrix_cache: TtlCache[list[DictRow]]
+    matrix_cache: TtlCache[list[PairTally]]  # head-to-head tallies by their filters
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers
     board_cache: TtlCache[bytes]  # leaderboard responses, serialized, by their filters
     checks: EndpointChecks  # `?check=true` of model writes, a bounded number at once

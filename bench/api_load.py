@@ -170,10 +170,10 @@ def fill(database_url: str, n_matches: int, n_models: int = 20, n_tasks: int = 1
 
 def snapshot(database_url: str) -> float:
     """What the workers' ratings step stores (every board); returns how long it took."""
+    from arena.ratings.scopes import snapshots
     from arena.store.pool import open_pool
     from arena.store.snapshots import store_snapshots
-    from arena.store.standings import rated_matches
-    from workers.ratings import model_dates, snapshots
+    from arena.store.standings import model_dates, rated_matches
 
     started = time.monotonic()
     pool = open_pool(database_url, max_size=2)

@@ -20,10 +20,19 @@ from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix
 from api.schemas.tasks import Kind
-from arena.store.snapshots import BOARD, board_key, latest_snapshot, latest_snapshot_like
-from arena.store.standings import iter_results, model_meta, pair_tallies
+from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
+from arena.ratings.matrices import head_to_head
+from arena.ratings.scopes import CUTOFF, after_window, cutoff_window
+from arena.ratings.usage import Usage
+from arena.store.snapshots import (
+    BOARD,
+    StoredBoard,
+    board_key,
+    latest_snapshot,
+    latest_snapshot_like,
+)
+from arena.store.standings import dates_of, iter_results, model_meta, pair_tallies
 from arena.tasks.schema import Language
-from workers.ratings import CUTOFF, after_window, cutoff_window, dates_of
 
 router = APIRouter(tags=["leaderboard"])
 TournamentQuery = Annotated[int | None, Query(ge=1, le=2**62, description="one tournament")]
@@ -33,15 +42,15 @@ TournamentQuery = Annotated[int | None, Query(ge=1, le=2**62, description="one t
 class _Found:
     """The board served, and whether it is the one the filters ask for now."""
 
-    snapshot: dict[str, Any] | None
-    rows: list[dict[str, Any]]
+    snapshot: StoredBoard | None
+    rows: tuple[BoardRow, ...]
     current: bool
 
 
 def _board(
     s: Services, tournament: int | None, language: str | None, kind: str | None
-) -> Callable[[str | None], dict[str, Any] | None]:
-    def find(window: str | None) -> dict[str, Any] | None:
+) -> Callable[[str | None], StoredBoard | None]:
+    def find(window: str | None) -> StoredBoard | None:
         return latest_snapshot(s.pool, tournament, BOARD, board_key(language, kind, window))
 
     return find
@@ -55,9 +64,9 @@ def _stored(
     window's board over every language and kind (computed together)."""
     snapshot = _board(s, tournament, language, kind)(window)
     if snapshot is not None:
-        return _Found(snapshot, snapshot["rows"], True)
+        return _Found(snapshot, snapshot.rows, True)
     whole = _board(s, tournament, None, None)(window)
-    return _Found(whole, [], True)  # none at all (nothing rated yet) is current too
+    return _Found(whole, (), True)  # none at all (nothing rated yet) is current too
 
 
 def _windowed(
@@ -69,10 +78,8 @@ def _windowed(
     the cutoff window, the one computed with the previous cutoffs)."""
     found = _stored(s, tournament, language, kind, window)
     overall = _board(s, tournament, None, None)(None)
-    newest = None if overall is None else overall["computed_at"]
-    fresh = found.snapshot is not None and (
-        newest is None or found.snapshot["computed_at"] >= newest
-    )
+    newest = None if overall is None else overall.computed_at
+    fresh = found.snapshot is not None and (newest is None or found.snapshot.computed_at >= newest)
     if fresh:
         return found
     s.refresh_requests.get(
@@ -83,7 +90,7 @@ def _windowed(
         return _Found(found.snapshot, found.rows, False)
     # the cutoffs changed since: the board computed with the previous ones, until then
     older = latest_snapshot_like(s.pool, tournament, BOARD, board_key(language, kind, CUTOFF))
-    return _Found(older, [] if older is None else older["rows"], False)
+    return _Found(older, () if older is None else older.rows, False)
 
 
 @router.get(
@@ -159,7 +166,7 @@ def _leaderboard(
         found = _stored(s, tournament, lang, kind, None)
     else:
         found = _windowed(s, tournament, lang, kind, window, ask)
-    rows = [_row(r, role, meta.get(r["model"])) for r in found.rows]
+    rows = [_row(r, role, meta.get(r.model)) for r in found.rows]
     if role is not None:
         rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.model))
     snapshot = found.snapshot
@@ -169,33 +176,24 @@ def _leaderboard(
         role=role,
         window=None if window is None else window.split(":")[0] if after_cutoff else window,
         tournament=tournament,
-        computed_at=None if snapshot is None else snapshot["computed_at"],
+        computed_at=None if snapshot is None else snapshot.computed_at,
         current=found.current,
-        match_count=0 if snapshot is None or not found.rows else snapshot["match_count"],
+        match_count=0 if snapshot is None or not found.rows else snapshot.match_count,
+        provisional_below=PROVISIONAL_MATCHES,
         rows=rows,
     )
 
 
-def _share(hits: int, total: int) -> float | None:
-    return hits / total if total else None
-
-
-def _row(r: dict[str, Any], role: str | None, meta: DictRow | None) -> LeaderboardRow:
-    """A stored row as shown: rates from their counts, cost at the model's current price."""
+def _row(r: BoardRow, role: str | None, meta: DictRow | None) -> LeaderboardRow:
+    """A stored row as shown: every engine column as stored, cost at the model's current
+    price, and the model's metadata."""
     price = None if meta is None else (meta["price_input"], meta["price_output"])
-    cost, latency = _cost_and_latency(r.get("usage"), price)
-    facts = r.get("facts") or {}
-    shown: dict[str, Any] = {k: r.get(k) for k in _STORED}
+    cost, latency = _cost_and_latency(r.usage, price)
+    shown: dict[str, Any] = dict(r)
     if role is not None:
-        shown.update(rating=r.get(role), ci_low=None, ci_high=None, rank_ub=None)
+        shown.update(rating=getattr(r, role), ci_low=None, ci_high=None, rank_ub=None)
     return LeaderboardRow(
         **shown,
-        patch_correct=_share(facts.get("correct", 0), facts.get("submitted", 0)),
-        tests_valid=_share(facts.get("valid", 0), facts.get("reviewed", 0)),
-        catch=_share(facts.get("caught", 0), facts.get("wrong_patches", 0)),
-        rounds_submitted=facts.get("submitted", 0),
-        rounds_reviewed=facts.get("reviewed", 0),
-        wrong_patches_reviewed=facts.get("wrong_patches", 0),
         cost=cost,
         latency=latency,
         organization=None if meta is None else meta["organization"],
@@ -204,12 +202,8 @@ def _row(r: dict[str, Any], role: str | None, meta: DictRow | None) -> Leaderboa
     )
 
 
-_STORED = ("model", "rating", "ci_low", "ci_high", "rank_ub", "matches", "wins", "losses",
-           "ties", "elo", "submitter", "reviewer")  # fmt: skip
-
-
 def _cost_and_latency(
-    used: dict[str, float] | None, price: tuple[float | None, float | None] | None
+    used: Usage | None, price: tuple[float | None, float | None] | None
 ) -> tuple[float | None, float | None]:
     """Stored token counts x the model's current price per million; mean answer latency."""
     if used is None:
@@ -217,10 +211,9 @@ def _cost_and_latency(
     cost = None
     if price is not None and price != (None, None):
         cost = (
-            used["prompt_tokens"] * (price[0] or 0.0)
-            + used["completion_tokens"] * (price[1] or 0.0)
+            used.prompt_tokens * (price[0] or 0.0) + used.completion_tokens * (price[1] or 0.0)
         ) / 1e6
-    return cost, used["latency_s"]
+    return cost, used.latency_s
 
 
 @router.get(
@@ -237,27 +230,12 @@ def get_matrix(
     tallies = s.matrix_cache.get(
         ("matrix", tournament, lang, kind), lambda: pair_tallies(s.pool, tournament, lang, kind)
     )
-    models = sorted({r["a"] for r in tallies} | {r["b"] for r in tallies})
-    index = {m: i for i, m in enumerate(models)}
-    n = len(models)
-    wins = [[0] * n for _ in range(n)]
-    games = [[0] * n for _ in range(n)]
-    for r in tallies:
-        i, j, count = index[r["a"]], index[r["b"]], int(r["n"])
-        games[i][j] += count
-        games[j][i] += count
-        if r["result"] == r["a"]:
-            wins[i][j] += count
-        elif r["result"] == r["b"]:
-            wins[j][i] += count
-    fractions: list[list[float | None]] = [
-        [
-            None if wins[i][j] + wins[j][i] == 0 else wins[i][j] / (wins[i][j] + wins[j][i])
-            for j in range(n)
-        ]
-        for i in range(n)
-    ]
-    return Matrix(models=models, win_fraction=fractions, matches=games)
+    found = head_to_head(tallies)
+    return Matrix(
+        models=list(found.models),
+        win_fraction=[list(row) for row in found.win_fraction],
+        matches=[list(row) for row in found.matches],
+    )
 
 
 def _result_line(row: dict[str, Any]) -> str:
@@ -283,7 +261,12 @@ def _result_line(row: dict[str, Any]) -> str:
                 for r in row["rounds"]
             ],
         )  # fmt: skip
-    line.update(match=row["id"], tournament=row["tournament_id"])
+    finished = row["finished_at"]
+    line.update(
+        match=row["id"],
+        tournament=row["tournament_id"],
+        finished_at=None if finished is None else finished.isoformat(),
+    )
     return json.dumps(line, allow_nan=False, default=_finite) + "\n"
 
 
@@ -302,6 +285,8 @@ def _finite(value: object) -> object:
             "description": "one finished or failed match a line, as `arena tournament"
             " --results` writes and `arena ratings --results` reads them: {task, language, kind,"
             " a, b, winner: a|b|tie, result, score, rounds} or {task, ..., failed, at_fault, fault}"
+            " (finished_at: when the match ended, ISO 8601: `arena ratings` replays Elo in that"
+            " order, then by match id, as the service does)"
             " (at_fault: the model whose endpoint failed the match, or null; fault: the component"
             " at fault: model_endpoint, sandbox, worker or infrastructure, or null if not known);"
             " each with its match and tournament ids",

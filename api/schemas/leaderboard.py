@@ -5,28 +5,15 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
 
 
-class LeaderboardRow(BaseModel):
-    model: str
-    rating: float | None  # Bradley-Terry over matches; with a role: that role's rating
-    ci_low: float | None  # 95% task-bootstrap interval (null for a role's rating)
-    ci_high: float | None
-    rank_ub: int | None  # 1 + models surely better (null for a role's rating)
-    matches: int | None
-    wins: int | None
-    losses: int | None
-    ties: int | None
-    elo: float | None
-    submitter: float | None  # its rating as submitter (rounds: submitter vs reviewer)
-    reviewer: float | None  # its rating as reviewer, on the same scale
-    patch_correct: float | None  # share of its submitter rounds whose patch was correct
-    tests_valid: float | None  # share of its reviewer rounds whose tests were valid
-    catch: float | None  # share of the wrong patches it reviewed that its tests caught
-    rounds_submitted: int  # the rates' denominators
-    rounds_reviewed: int
-    wrong_patches_reviewed: int
+class LeaderboardRow(BoardRow):
+    """A board's row as stored by the workers (every column computed by the engine), with
+    what the service adds on read: cost at the model's current price, and its metadata."""
+
     cost: float | None  # USD over the board's answers (tokens x price per million)
     latency: float | None  # mean seconds per answer
     organization: str | None
@@ -39,6 +26,8 @@ class Leaderboard(BaseModel):
     matches. `window` is `cutoff` (tasks opened after each model's knowledge cutoff), a day
     (tasks opened after it) or null (all tasks)."""
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     language: str | None
     kind: str | None
     role: Literal["submitter", "reviewer"] | None
@@ -47,6 +36,10 @@ class Leaderboard(BaseModel):
     computed_at: dt.datetime | None  # null: not computed yet (a worker was asked)
     current: bool  # false: a newer board was asked of a worker; this one is the last stored
     match_count: int
+    provisional_below: int = Field(
+        default=PROVISIONAL_MATCHES,
+        description="a row with fewer matches than this is marked provisional",
+    )
     rows: list[LeaderboardRow]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +15,9 @@ from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, INFRASTRUCTURE, exit_on_errors, fail, stderr
 from arena.cli.options import ModelsFileOption, TasksOption
+
+if TYPE_CHECKING:
+    from arena.ratings.board import BoardRow
 
 db = typer.Typer(no_args_is_help=True, help="The service's PostgreSQL store.")
 
@@ -137,15 +141,16 @@ def submit(
     print(tournament_id)
 
 
-def _leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
+def _leaderboard_table(rows: Sequence[BoardRow], title: str) -> Table:
     table = Table(title=title)
     for column in ("model", "rating", "95% CI", "W/L/T", "Elo"):
         table.add_column(column)
     for r in rows:
-        rating = "-" if r["rating"] is None else f"{r['rating']:.0f}"
-        ci = "-" if r["ci_low"] is None else f"{r['ci_low']:.0f} .. {r['ci_high']:.0f}"
-        wlt = f"{r['wins']}/{r['losses']}/{r['ties']}"
-        table.add_row(r["model"], rating, ci, wlt, f"{r['elo']:.0f}")
+        rating = "-" if r.rating is None else f"{r.rating:.0f}"
+        ci = "-" if r.ci_low is None or r.ci_high is None else f"{r.ci_low:.0f} .. {r.ci_high:.0f}"
+        wlt = f"{r.wins}/{r.losses}/{r.ties}"
+        table.add_row(r.model + (" (provisional)" if r.provisional else ""), rating, ci, wlt,
+                      f"{r.elo:.0f}")  # fmt: skip
     return table
 
 
@@ -171,8 +176,10 @@ def status(
                     "id": tournament_id,
                     "status": progress.status,
                     "matches": progress.counts,
-                    "leaderboard": None if snapshot is None else snapshot["rows"],
-                    "leaderboard_matches": None if snapshot is None else snapshot["match_count"],
+                    "leaderboard": None
+                    if snapshot is None
+                    else [r.model_dump(mode="json") for r in snapshot.rows],
+                    "leaderboard_matches": None if snapshot is None else snapshot.match_count,
                 },
                 indent=2,
             )
@@ -199,8 +206,8 @@ def status(
             progress = tournament_progress(pool, tournament_id)
     snapshot = latest_snapshot(pool, tournament_id)
     if progress.finished and snapshot is not None:
-        title = f"leaderboard after {snapshot['match_count']} matches ({progress.status})"
-        Console().print(_leaderboard_table(snapshot["rows"], title))
+        title = f"leaderboard after {snapshot.match_count} matches ({progress.status})"
+        Console().print(_leaderboard_table(snapshot.rows, title))
 
 
 def cancel(tournament_id: Annotated[int, typer.Argument()]) -> None:

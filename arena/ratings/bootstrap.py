@@ -1,7 +1,13 @@
 """Confidence intervals from a bootstrap that resamples tasks, not matches.
 
 Matches on the same issue share its difficulty, so they are not independent; resampling
-whole tasks keeps that. Each round reweights the per-task pair scores and refits.
+whole tasks keeps that. Each round reweights the per-task pair scores and refits with the
+same prior as the point fit (the virtual ties are a prior, not data: never resampled).
+
+A bootstrap alone is not an honest interval when tasks are few or all tell the same story:
+if every task shows A beating B, every resample does too and the percentiles collapse to a
+point. `widen` therefore never lets an interval be narrower than the fit's own (Laplace)
+interval, which reflects how few matches there are.
 """
 
 from __future__ import annotations
@@ -13,15 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings.bradley_terry import (
-    PRIOR,
-    SCALE,
-    BTFit,
-    Vector,
-    anchor_part,
-    fit_log_strengths,
-    needs_prior,
-)
+from arena.ratings.bradley_terry import SCALE, BTFit, Vector, anchor_part, fit_log_strengths
 from arena.ratings.pairs import task_pair_matrix
 from arena.ratings.results import Results
 
@@ -72,7 +70,7 @@ def bootstrap_ratings(
             scores = weighted[r].reshape(n, n)
             for part, start in starts.items():
                 samples[done + r] = _refit_part(
-                    samples[done + r], scores, list(part), start, pinned
+                    samples[done + r], scores, list(part), start, pinned, fit.prior_ties
                 )
         done += size
         on_progress(done)
@@ -89,6 +87,7 @@ def _refit_part(
     part: list[int],
     start: Vector,
     pinned: tuple[int, float] | None,
+    prior_ties: float,
 ) -> Vector:
     sub = scores[np.ix_(part, part)]
     present = np.nonzero((sub + sub.T).sum(axis=1) > 0)[0]
@@ -98,7 +97,20 @@ def _refit_part(
     kept = [part[k] for k in present]
     if pinned is not None and pinned[0] in part and pinned[0] not in kept:
         return row  # the anchor drew no task: this round says nothing on this scale
-    theta = fit_log_strengths(sub, PRIOR if needs_prior(sub) else 0.0, start[present])
+    theta = fit_log_strengths(sub, prior_ties, start[present])
     out = row.copy()
     out[kept] = anchor_part(theta, kept, pinned)
     return out
+
+
+Z95 = 1.959963984540054  # two-sided 95% of a normal
+
+
+def widen(intervals: Intervals, fit: BTFit) -> Intervals:
+    """Each interval as the union of the task bootstrap's and the fit's own `rating +- z sd`:
+    the bootstrap speaks for task-to-task variation, the Laplace interval for how few
+    matches there are; neither is allowed to hide the other. A model that drew no task in
+    any resample keeps the Laplace interval alone."""
+    low = np.fmin(intervals.low, fit.ratings - Z95 * fit.sd)
+    high = np.fmax(intervals.high, fit.ratings + Z95 * fit.sd)
+    return Intervals(low=low, high=high, samples=intervals.samples)

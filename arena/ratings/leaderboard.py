@@ -1,4 +1,7 @@
-"""The leaderboard: Bradley-Terry with task-bootstrap intervals, Elo beside it, W/L/T."""
+"""Match-level standings: Bradley-Terry with honest intervals, rank bound, Elo beside it, W/L/T.
+
+The interval is the task bootstrap's, widened to at least the fit's own (see `bootstrap`), so
+a model that won every comparison on a few tasks shows a wide interval, not a point."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.ratings.bootstrap import bootstrap_ratings
+from arena.ratings.bootstrap import bootstrap_ratings, widen
 from arena.ratings.bradley_terry import BTFit, fit_bradley_terry
 from arena.ratings.elo import online_elo
 from arena.ratings.pairs import match_counts, pair_scores
@@ -16,7 +19,7 @@ from arena.ratings.results import Results
 
 
 @dataclass(frozen=True)
-class LeaderboardRow:
+class Standing:
     model: str
     rating: float | None
     ci_low: float | None
@@ -41,9 +44,10 @@ def leaderboard(
     anchor: tuple[str, float] | None = None,
     elo_k: float = 32.0,
     on_progress: Callable[[int], None] = lambda _: None,
-) -> tuple[list[LeaderboardRow], BTFit]:
+) -> tuple[list[Standing], BTFit]:
+    """One standing per model, best rated first; Elo replays `results` in their order."""
     fit = fit_bradley_terry(results.models, pair_scores(results), match_counts(results), anchor)
-    intervals = bootstrap_ratings(results, fit, rounds, seed, anchor, on_progress)
+    intervals = widen(bootstrap_ratings(results, fit, rounds, seed, anchor, on_progress), fit)
     ranks = intervals.rank_ub(fit.components)
     elo = online_elo(results, k=elo_k)
     n = results.n_models
@@ -58,7 +62,7 @@ def leaderboard(
     for k, model in enumerate(results.models):
         rated = not math.isnan(fit.ratings[k])
         rows.append(
-            LeaderboardRow(
+            Standing(
                 model=model,
                 rating=_num(fit.ratings[k]),
                 ci_low=_num(intervals.low[k]) if rated else None,

@@ -1,54 +1,95 @@
-"""Absolute rates per model and language: patch correct, tests valid, catch, draw."""
+"""Absolute rates per model, each with its denominator, as the swing protocol defines them:
+
+- patch correct = rounds submitted with P correct / rounds submitted;
+- tests valid = rounds reviewed with T valid / rounds reviewed;
+- catch = rounds reviewed where T caught P / rounds reviewed where P applied and was not
+  correct (the chances to catch: a correct patch cannot be caught, one that did not apply
+  has nothing to catch);
+- draw = drawn rounds / rounds played (in either role).
+
+A rate whose denominator is 0 is None ("no chances"): never NaN, never 0.0, which would read
+as a model that failed every chance it had.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.ratings.results import RoundResult
+from arena.ratings.records import RoundResult
+
+
+def share(hits: int, chances: int) -> float | None:
+    """hits / chances, or None when there were no chances."""
+    return hits / chances if chances else None
 
 
 @dataclass(frozen=True)
-class RoleRates:
-    model: str
-    language: str
-    rounds: int
-    patch_correct: float  # of its rounds as submitter
-    tests_valid: float  # of its rounds as reviewer
-    catch: float  # of its reviewer rounds where valid tests met an applying patch
-    draw: float  # of all its rounds
+class RateCounts:
+    """The counts behind one model's rates (of one set of rounds)."""
+
+    rounds: int = 0  # rounds played, as submitter or reviewer
+    draws: int = 0
+    submitted: int = 0
+    correct: int = 0
+    reviewed: int = 0
+    valid: int = 0
+    wrong_patches: int = 0  # reviewed rounds whose patch applied and was not correct
+    caught: int = 0  # of those, the ones whose tests caught the patch
+
+    @property
+    def patch_correct(self) -> float | None:
+        return share(self.correct, self.submitted)
+
+    @property
+    def tests_valid(self) -> float | None:
+        return share(self.valid, self.reviewed)
+
+    @property
+    def catch(self) -> float | None:
+        return share(self.caught, self.wrong_patches)
+
+    @property
+    def draw(self) -> float | None:
+        return share(self.draws, self.rounds)
 
 
-def _share(hits: int, total: int) -> float:
-    return hits / total if total else float("nan")
-
-
-def rates_by_model_and_language(rounds: Sequence[RoundResult]) -> list[RoleRates]:
-    tallies: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+def rate_counts(rounds: Iterable[RoundResult]) -> dict[str, RateCounts]:
+    """Per model, the counts behind its rates over these rounds."""
+    tallies: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rounds:
-        language = r.language or "all"
         for model in (r.submitter, r.reviewer):
-            t = tallies[(model, language)]
-            t["rounds"] += 1
-            t["draws"] += r.winner == "draw"
-        s, v = tallies[(r.submitter, language)], tallies[(r.reviewer, language)]
-        s["submitted"] += 1
-        s["correct"] += r.patch_correct
-        v["reviewed"] += 1
-        v["valid"] += r.tests_valid
-        if r.tests_valid and r.patch_applies:
-            v["chances"] += 1
-            v["caught"] += r.tests_catch
-    return [
-        RoleRates(
-            model=model,
-            language=language,
-            rounds=t["rounds"],
-            patch_correct=_share(t["correct"], t["submitted"]),
-            tests_valid=_share(t["valid"], t["reviewed"]),
-            catch=_share(t["caught"], t["chances"]),
-            draw=_share(t["draws"], t["rounds"]),
-        )
-        for (model, language), t in sorted(tallies.items())
-    ]
+            tallies[model]["rounds"] += 1
+            tallies[model]["draws"] += r.winner == "draw"
+        sub, rev = tallies[r.submitter], tallies[r.reviewer]
+        sub["submitted"] += 1
+        sub["correct"] += r.patch_correct
+        rev["reviewed"] += 1
+        rev["valid"] += r.tests_valid
+        if r.patch_applies and not r.patch_correct:
+            rev["wrong_patches"] += 1
+            rev["caught"] += r.tests_valid and r.tests_catch
+    return {model: RateCounts(**counts) for model, counts in tallies.items()}
+
+
+@dataclass(frozen=True)
+class ModelRates:
+    model: str
+    language: str  # "all" for rounds whose language is not known
+    counts: RateCounts
+
+
+def rates_by_model_and_language(rounds: Iterable[RoundResult]) -> list[ModelRates]:
+    """The counts per model within each language, sorted by model then language."""
+    by_language: dict[str, list[RoundResult]] = defaultdict(list)
+    for r in rounds:
+        by_language[r.language or "all"].append(r)
+    return sorted(
+        (
+            ModelRates(model, language, counts)
+            for language, some in by_language.items()
+            for model, counts in rate_counts(some).items()
+        ),
+        key=lambda x: (x.model, x.language),
+    )

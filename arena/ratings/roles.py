@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from arena.ratings.bradley_terry import BTFit, fit_bradley_terry
 from arena.ratings.pairs import match_counts, pair_scores
-from arena.ratings.results import Results, RoundResult
+from arena.ratings.records import RoundResult
+from arena.ratings.results import Results
 
 _ROUND_SCORE = {"submitter": "a", "reviewer": "b", "draw": "tie"}
 

@@ -33,6 +33,8 @@ from arena.faults import Fault, FaultComponent
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
+from arena.ratings.records import MatchResult, RoundResult
+from arena.ratings.scopes import snapshots
 from arena.store.matches import (
     end_match,
     mark_running,
@@ -45,6 +47,7 @@ from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import Pool, open_pool
 from arena.store.refusals import keep_import_outcome
 from arena.store.snapshots import store_snapshots
+from arena.store.standings import model_dates
 from arena.store.tasks import upsert_tasks
 from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
@@ -54,7 +57,6 @@ from ci_runner import CIResult, CISettings
 from ci_runner.workflows import JobRef
 from tests.store.servers import postgres_server, redis_server
 from tests.workers.conftest import Workers
-from workers.ratings import model_dates, snapshots
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "web-admin-token"
@@ -80,7 +82,7 @@ LANGUAGES = ("python", "go", "rust", "cpp")
 KINDS = ("gold-judged", "ci-judged")
 
 
-def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]:
+def many_models(count: int, matches: int, seed: int = 7) -> list[MatchResult]:
     """Finished matches among `count` models with hidden strengths: enough to rate each, over
     tasks of every language and kind opened through 2025, with the protocol's round facts."""
     rng = random.Random(seed)
@@ -89,7 +91,9 @@ def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]
     found = []
     for i in range(matches):
         a, b = rng.sample(names, 2)
-        rounds: list[dict[str, Any]] = []
+        task = i % 50
+        language, kind = LANGUAGES[task % 4], KINDS[task % 3 == 0]
+        rounds: list[RoundResult] = []
         rounds_won: list[tuple[str, str, str]] = []
         for sub, rev in ((a, b), (b, a)):
             correct = rng.random() < 1 / (1 + 10 ** -skill[sub])
@@ -97,26 +101,24 @@ def many_models(count: int, matches: int, seed: int = 7) -> list[dict[str, Any]]
             catch = valid and not correct and rng.random() < 0.7
             won = "reviewer" if catch else "submitter" if correct else "draw"
             rounds_won.append((sub, rev, won))
-            rounds.append({"submitter": sub, "reviewer": rev, "winner": won,
-                           "patch_applies": True, "patch_correct": correct,
-                           "tests_valid": valid, "tests_catch": catch})  # fmt: skip
+            rounds.append(RoundResult(f"t{task}", sub, rev, won, True, correct, valid, catch,
+                                      language, kind))  # fmt: skip
         wins = {a: 0, b: 0}
         for sub, rev, won in rounds_won:
             if won != "draw":
                 wins[sub if won == "submitter" else rev] += 1
-        result = "tie" if wins[a] == wins[b] else max(wins, key=lambda m: wins[m])
-        task = i % 50
         found.append(
-            {
-                "task": f"t{task}",
-                "language": LANGUAGES[task % 4],
-                "kind": KINDS[task % 3 == 0],
-                "created": f"2025-{1 + task % 12:02d}-15T12:00:00Z",
-                "a": a,
-                "b": b,
-                "result": result,
-                "rounds": rounds,
-            }
+            MatchResult(
+                task=f"t{task}",
+                a=a,
+                b=b,
+                winner="tie" if wins[a] == wins[b] else "a" if wins[a] > wins[b] else "b",
+                language=language,
+                kind=kind,
+                rounds=tuple(rounds),
+                match_id=i + 1,
+                opened=f"2025-{1 + task % 12:02d}-15T12:00:00Z",
+            )
         )
     return found
 
@@ -311,7 +313,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
     try:
         ensure_baselines(pool)
         many = many_models(100, 3000)
-        register_many(pool, sorted({m["a"] for m in many} | {m["b"] for m in many}))
+        register_many(pool, sorted({m.a for m in many} | {m.b for m in many}))
         store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)))
         specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
         task = demo_tasks(cache_dir / "demo-repos")[0]

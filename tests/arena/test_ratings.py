@@ -1,8 +1,9 @@
 """Ratings: known strengths recovered with honest intervals, agreement with an independent fit,
-and the edge cases that break naive fits."""
+the edge cases that break naive fits, and the board every driver shows."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import numpy as np
@@ -10,15 +11,20 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from arena.ratings import (
+    PRIOR_TIES,
+    PROVISIONAL_MATCHES,
+    MatchResult,
     Results,
     RoundResult,
-    battle_counts,
+    build_board,
     fit_bradley_terry,
+    head_to_head,
     leaderboard,
     online_elo,
+    rate_counts,
     rates_by_model_and_language,
     role_ratings,
-    win_fractions,
+    tallies,
 )
 from arena.ratings.pairs import match_counts, pair_scores
 
@@ -51,8 +57,10 @@ def centered_truth() -> dict[str, float]:
     return {m: r - mean + 1000 for m, r in TRUE.items()}
 
 
-def fit(results: Results, anchor: tuple[str, float] | None = None):  # type: ignore[no-untyped-def]
-    return fit_bradley_terry(results.models, pair_scores(results), match_counts(results), anchor)
+def fit(results: Results, anchor: tuple[str, float] | None = None, prior_ties: float = PRIOR_TIES):  # type: ignore[no-untyped-def]
+    return fit_bradley_terry(
+        results.models, pair_scores(results), match_counts(results), anchor, prior_ties
+    )
 
 
 def test_fitted_order_matches_the_truth() -> None:
@@ -92,6 +100,14 @@ def test_agrees_with_a_per_match_logistic_regression_within_half_a_point() -> No
                 rows.append(x)
                 labels.append(label)
                 weights.append(weight)
+    # the prior as data: each model ties PRIOR_TIES games against a fixed average model
+    for k in range(n):
+        x = np.zeros(n)
+        x[k] = 1.0
+        for label in (1, 0):
+            rows.append(x)
+            labels.append(label)
+            weights.append(PRIOR_TIES / 2)
     model = LogisticRegression(fit_intercept=False, C=np.inf, tol=1e-12, max_iter=10_000)
     model.fit(np.array(rows), np.array(labels), sample_weight=np.array(weights))
     theirs = model.coef_[0] * 400 / math.log(10)
@@ -132,17 +148,34 @@ def test_all_ties_give_equal_ratings() -> None:
     assert np.allclose(bt.ratings, 1000.0) and bt.warnings == ()
 
 
-def test_a_single_pair_matches_the_closed_form() -> None:
+def three_to_one(times: int) -> Results:
     rows = [
         ("t1", "a", "b", "a"),
         ("t2", "a", "b", "a"),
         ("t3", "a", "b", "a"),
         ("t4", "a", "b", "b"),
     ]
-    bt = fit(Results.from_rows(rows))
+    return Results.from_rows(
+        [(f"{task}-{n}", a, b, w) for n in range(times) for task, a, b, w in rows]
+    )
+
+
+def test_without_the_prior_a_single_pair_matches_the_closed_form() -> None:
+    bt = fit(three_to_one(1), prior_ties=0.0)
     gap = 400 * math.log10(3)  # 3 wins to 1
     assert bt.rating("a") == pytest.approx(1000 + gap / 2, abs=1e-6)
     assert bt.rating("b") == pytest.approx(1000 - gap / 2, abs=1e-6)
+
+
+def test_the_prior_shrinks_few_matches_and_vanishes_as_matches_grow() -> None:
+    mle_gap = 400 * math.log10(3)
+    gaps = []
+    for times in (1, 10, 100):
+        bt = fit(three_to_one(times))
+        gaps.append(bt.rating("a") - bt.rating("b"))
+    assert gaps[0] < gaps[1] < gaps[2] < mle_gap  # pulled towards the mean, less and less
+    assert mle_gap - gaps[0] > 15  # 4 matches: clearly shrunk
+    assert mle_gap - gaps[2] < 1.0  # 400 matches: the data speak
 
 
 def test_disconnected_comparison_graphs_are_reported() -> None:
@@ -180,20 +213,21 @@ def test_online_elo_uses_the_standard_scale() -> None:
 
 
 def test_matrices_count_battles_and_decisive_wins() -> None:
-    results = Results.from_rows(
-        [
-            ("t1", "a", "b", "a"),
-            ("t2", "b", "a", "a"),
-            ("t3", "a", "b", "tie"),
-            ("t4", "a", "c", "a"),
-        ]
+    found = head_to_head(
+        tallies(
+            [
+                MatchResult("t1", "a", "b", "a"),
+                MatchResult("t2", "b", "a", "a"),
+                MatchResult("t3", "a", "b", "tie"),
+                MatchResult("t4", "a", "c", "a"),
+            ]
+        )
     )
-    counts = battle_counts(results)
-    fractions = win_fractions(results)
-    a, b, c = (results.models.index(m) for m in "abc")
-    assert counts[a, b] == counts[b, a] == 3 and counts[b, c] == 0
-    assert fractions[a, b] == pytest.approx(0.5) and fractions[a, c] == 1.0
-    assert math.isnan(fractions[b, c])
+    assert found.models == ("a", "b", "c")
+    counts, fractions = found.matches, found.win_fraction
+    assert counts[0][1] == counts[1][0] == 3 and counts[1][2] == 0
+    assert fractions[0][1] == pytest.approx(0.5) and fractions[0][2] == 1.0
+    assert fractions[1][2] is None and fractions[1][0] == pytest.approx(0.5)
 
 
 ROUNDS = [
@@ -215,11 +249,139 @@ def test_role_ratings_separate_submitting_from_reviewing() -> None:
 
 
 def test_rates_per_model_and_language() -> None:
-    rates = {(r.model, r.language): r for r in rates_by_model_and_language(ROUNDS)}
+    rates = {(r.model, r.language): r.counts for r in rates_by_model_and_language(ROUNDS)}
     s_go = rates[("s", "go")]
     assert s_go.rounds == 3 and s_go.patch_correct == 1.0 and s_go.tests_valid == 1.0
-    assert s_go.catch == 1.0 and s_go.draw == 0.0
+    assert (s_go.caught, s_go.wrong_patches, s_go.catch) == (1, 1, 1.0) and s_go.draw == 0.0
     r_go = rates[("r", "go")]
-    assert r_go.patch_correct == 0.0 and r_go.tests_valid == 0.5 and r_go.catch == 0.0
+    assert r_go.patch_correct == 0.0 and r_go.tests_valid == 0.5
+    assert r_go.wrong_patches == 0 and r_go.catch is None  # every patch it reviewed was correct
     assert rates[("s", "python")].draw == 0.5
-    assert math.isnan(rates[("s", "python")].catch)  # no valid tests met an applying patch
+    assert rates[("s", "python")].catch is None  # the one patch it reviewed did not apply
+    r_python = rates[("r", "python")]  # reviewed a wrong patch with invalid tests: a miss
+    assert (r_python.caught, r_python.wrong_patches, r_python.catch) == (0, 1, 0.0)
+
+
+def test_catch_counts_only_wrong_patches_as_chances() -> None:
+    rounds = [  # reviewer "r" against: a correct patch it "caught", a patch that did not
+        # apply, a wrong patch caught, a wrong patch missed, a wrong patch with invalid tests
+        RoundResult("t1", "s", "r", "reviewer", True, True, True, True),
+        RoundResult("t2", "s", "r", "reviewer", False, False, True, False),
+        RoundResult("t3", "s", "r", "reviewer", True, False, True, True),
+        RoundResult("t4", "s", "r", "draw", True, False, True, False),
+        RoundResult("t5", "s", "r", "draw", True, False, False, False),
+    ]
+    r = rate_counts(rounds)["r"]
+    assert (r.caught, r.wrong_patches) == (1, 3) and r.catch == pytest.approx(1 / 3)
+    assert (r.valid, r.reviewed) == (4, 5) and r.draw == pytest.approx(2 / 5)
+    s = rate_counts(rounds)["s"]
+    assert s.catch is None and s.tests_valid is None and s.patch_correct == pytest.approx(1 / 5)
+
+
+def _demo_language_board(partial_vs_null: str) -> list[MatchResult]:
+    """A per-language board of the demo tournament: two tasks, oracle beats everyone."""
+    found = []
+    for task in ("py-1", "py-2"):
+        found += [
+            MatchResult(task, "oracle", "partial", "a"),
+            MatchResult(task, "oracle", "null", "a"),
+            MatchResult(task, "partial", "null", partial_vs_null),
+        ]
+    return found
+
+
+@pytest.mark.parametrize("partial_vs_null", ["a", "tie"])
+def test_a_model_that_won_every_comparison_gets_a_finite_rating_and_a_wide_interval(
+    partial_vs_null: str,
+) -> None:
+    board = build_board(_demo_language_board(partial_vs_null), bootstrap=200)
+    rows = {r.model: r for r in board.rows}
+    for row in board.rows:
+        assert row.rating is not None and row.ci_low is not None and row.ci_high is not None
+        assert math.isfinite(row.rating)
+        # every resample of these two identical tasks agrees, yet 6 matches say little
+        assert row.ci_high - row.ci_low > 300
+        assert row.ci_low < row.rating < row.ci_high
+        assert row.provisional and row.prior_bounded
+    assert rows["oracle"].rating > rows["partial"].rating >= rows["null"].rating
+    assert rows["oracle"].rating < 1500  # modest: one virtual tie outweighs little, not nothing
+    assert any("oracle never lost" in w for w in board.warnings)
+
+
+def test_intervals_narrow_as_matches_grow() -> None:
+    widths = []
+    for times in (1, 10, 100):
+        matches = [
+            MatchResult(task, a, b, w)  # type: ignore[arg-type]
+            for task, a, b, w in zip(
+                three_to_one(times).tasks,
+                ["a"] * 4 * times,
+                ["b"] * 4 * times,
+                ["a", "a", "a", "b"] * times,
+                strict=True,
+            )
+        ]
+        row = build_board(matches, bootstrap=200).rows[0]
+        assert row.ci_low is not None and row.ci_high is not None
+        widths.append(row.ci_high - row.ci_low)
+    assert widths[0] > widths[1] > widths[2] > 0
+
+
+def test_provisional_below_the_set_number_of_matches() -> None:
+    matches = [
+        MatchResult(f"t{i}", "a", "b" if i % 2 else "c", "a" if i % 3 else "tie")
+        for i in range(2 * PROVISIONAL_MATCHES)
+    ]
+    matches.append(MatchResult("t-last", "b", "d", "a"))
+    rows = {r.model: r for r in build_board(matches, bootstrap=50).rows}
+    assert rows["a"].matches == 2 * PROVISIONAL_MATCHES and not rows["a"].provisional
+    assert rows["b"].matches == PROVISIONAL_MATCHES + 1 and not rows["b"].provisional
+    assert rows["c"].matches == PROVISIONAL_MATCHES and not rows["c"].provisional
+    assert rows["d"].matches == 1 and rows["d"].provisional
+
+
+def _at(minute: int) -> dt.datetime:
+    return dt.datetime(2026, 1, 1, 12, minute, tzinfo=dt.UTC)
+
+
+def test_elo_replays_matches_in_finish_order_then_match_id() -> None:
+    # given out of order: by id the upset comes first, by finish time it comes last
+    matches = [
+        MatchResult("t3", "a", "b", "b", finished_at=_at(30), match_id=1),
+        MatchResult("t1", "a", "b", "a", finished_at=_at(10), match_id=3),
+        MatchResult("t2", "a", "c", "a", finished_at=_at(20), match_id=4),
+        MatchResult("t4", "b", "c", "a", finished_at=_at(20), match_id=2),
+    ]
+    board = build_board(matches, bootstrap=20)
+    in_finish_order = online_elo(
+        Results.from_rows(
+            [
+                ("t1", "a", "b", "a"),
+                ("t4", "b", "c", "a"),
+                ("t2", "a", "c", "a"),
+                ("t3", "a", "b", "b"),
+            ]
+        )
+    )
+    by_id = online_elo(Results.from_matches(sorted(matches, key=lambda m: m.match_id or 0)))
+    shown = {r.model: r.elo for r in board.rows}
+    assert shown == pytest.approx(in_finish_order)
+    assert shown["a"] != pytest.approx(by_id["a"])  # the order is not a detail
+    assert build_board(list(reversed(matches)), bootstrap=20) == board
+
+
+def test_the_board_carries_role_ratings_and_rates_with_their_denominators() -> None:
+    matches = [
+        MatchResult("t1", "s", "r", "a", "go", rounds=(ROUNDS[0], ROUNDS[1])),
+        MatchResult("t2", "s", "r", "tie", "python", rounds=(ROUNDS[2], ROUNDS[3])),
+        MatchResult("t3", "s", "r", "a", "go", rounds=(ROUNDS[4],)),
+    ]
+    rows = {r.model: r for r in build_board(matches, bootstrap=20).rows}
+    s, r = rows["s"], rows["r"]
+    assert (s.rounds_submitted, s.patch_correct) == (3, pytest.approx(2 / 3))
+    assert (s.rounds_reviewed, s.tests_valid) == (2, 1.0)
+    assert (s.wrong_patches_reviewed, s.catch) == (1, 1.0)  # the other patch did not apply
+    assert (r.wrong_patches_reviewed, r.catch) == (1, 0.0)
+    assert (s.rounds, s.draw) == (5, 0.2)
+    assert s.submitter is not None and r.submitter is not None and s.submitter > r.submitter
+    assert s.usage is None  # results files record no answers
