@@ -1,18 +1,27 @@
 """Leaderboards with combined filters, role ratings, round-fact rates, metadata and the
-knowledge-cutoff window, fitted by the workers' own functions over matches stored in PostgreSQL."""
+knowledge-cutoff window, fitted by the workers' own functions over matches stored in PostgreSQL;
+the same board from `arena ratings` on the exported results; boards stored before the engine's
+row layout."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from psycopg.types.json import Jsonb
 
 from api.core.config import ApiSettings
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
+from arena.ratings import BoardRow, MatchResult, Results, online_elo
 from arena.store.matches import end_match, mark_running, store_answer, store_round
 from arena.store.models import list_models
 from arena.store.pool import Pool, open_pool
@@ -21,6 +30,8 @@ from arena.tasks.schema import Task
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from tests.api.conftest import ADMIN
 from workers.ratings import refresh_boards, refresh_window
+
+ARENA = str(Path(sys.executable).parent / "arena")
 
 
 @dataclass(frozen=True)
@@ -262,3 +273,114 @@ def test_matches_filter_by_opponent_and_tasks_show_test_counts(
         2, 3, 1, 0,
     )  # fmt: skip
     assert tasks["py-early"]["fail_to_pass"] is None  # not validated yet
+
+
+def _finish_shuffled(pool: Pool) -> list[int]:
+    """Finish times in an order that is neither the matches' ids' nor their tasks': returns
+    the done matches' ids in that finish order."""
+    with pool.connection() as conn:
+        ids = [int(r["id"]) for r in conn.execute(
+            "SELECT id FROM matches WHERE status = 'done' ORDER BY id").fetchall()]  # fmt: skip
+        order = ids[1::2] + ids[0::2][::-1]
+        start = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
+        for minute, match_id in enumerate(order):
+            conn.execute(
+                "UPDATE matches SET finished_at = %s WHERE id = %s",
+                (start + dt.timedelta(minutes=minute), match_id),
+            )
+    assert order != ids
+    return order
+
+
+BOARD_COLUMNS = set(BoardRow.model_fields) - {"usage"}  # results files record no answers
+
+
+@pytest.mark.parametrize(
+    ("query", "flags"),
+    [({}, []), ({"language": "go"}, ["--language", "go"]),
+     ({"language": "python", "kind": "gold-judged"}, ["--language", "python", "--kind",
+                                                      "gold-judged"])],
+)  # fmt: skip
+def test_the_command_line_and_the_service_show_the_same_board(
+    client: TestClient,
+    seeded: tuple[Pool, int],
+    tmp_path: Path,
+    query: dict[str, str],
+    flags: list[str],
+) -> None:
+    pool, _ = seeded
+    finished = _finish_shuffled(pool)
+    refresh_boards(pool, None, bootstrap=60)  # what the workers' ratings step does
+    served = client.get("/api/leaderboard", params=query).json()["rows"]
+    results = tmp_path / "results.jsonl"
+    results.write_text(client.get("/api/results.jsonl").text)
+    done = subprocess.run(
+        [ARENA, "ratings", "--results", str(results), "--json", "--bootstrap", "60", *flags],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    assert [r["model"] for r in shown] == [r["model"] for r in served] and served
+    for cli_row, api_row in zip(shown, served, strict=True):
+        for column in sorted(BOARD_COLUMNS):
+            assert cli_row[column] == api_row[column], (cli_row["model"], column)
+    assert any(r["catch"] is None for r in served)  # "no chances", the same on both sides
+    assert all(r["ci_high"] - r["ci_low"] > 0 for r in served)
+    # Elo followed the finish times: in id order (or file order) it would differ
+    lines = [json.loads(x) for x in results.read_text().splitlines()]
+    assert [x["match"] for x in lines] != finished
+    in_scope = [
+        MatchResult(x["task"], x["a"], x["b"], x["winner"])
+        for x in lines
+        if x.get("language") == query.get("language", x.get("language"))
+        and x.get("kind") == query.get("kind", x.get("kind"))
+    ]
+    by_id = online_elo(Results.from_matches(in_scope))
+    assert any(by_id[r["model"]] != pytest.approx(r["elo"]) for r in served)
+
+
+V1_ROW = {  # a row as the workers stored it before the engine's BoardRow (layout 1)
+    "model": "m-old", "rating": 1100.0, "ci_low": 1000.0, "ci_high": 1200.0, "rank_ub": 1,
+    "matches": 6, "wins": 4, "losses": 0, "ties": 2, "elo": 1040.0, "prior_bounded": True,
+    "submitter": 1150.0, "reviewer": 1050.0,
+    "facts": {"submitted": 6, "correct": 6, "reviewed": 6, "valid": 4, "wrong_patches": 4,
+              "caught": 2},
+    "usage": {"answers": 12, "prompt_tokens": 12000, "completion_tokens": 6000,
+              "latency_s": 2.0},
+}  # fmt: skip
+
+
+def test_boards_stored_before_the_typed_rows_still_load_whole(
+    client: TestClient, seeded: tuple[Pool, int]
+) -> None:
+    pool, tournament = seeded
+    no_facts = {k: v for k, v in V1_ROW.items() if k not in ("facts", "usage")}
+    no_facts["model"] = "m-new"
+    newer = client.get("/api/leaderboard", params={"tournament": tournament}).json()
+    assert newer["rows"] == []
+    with pool.connection() as conn:
+        conn.execute(
+            "INSERT INTO rating_snapshots (tournament_id, scope, scope_value, match_count, rows)"
+            " VALUES (%s, 'board', '*|*|*', 8, %s)",
+            (tournament, Jsonb([V1_ROW, no_facts])),
+        )
+    board = client.get("/api/leaderboard", params={"tournament": tournament}).json()
+    old, new = board["rows"]
+    assert (old["patch_correct"], old["rounds_submitted"]) == (1.0, 6)
+    assert (old["tests_valid"], old["catch"], old["wrong_patches_reviewed"]) == (4 / 6, 0.5, 4)
+    assert old["provisional"] and old["prior_bounded"]  # 6 matches: below the set number
+    assert (old["draw"], old["rounds"]) == (None, 12)  # draws were not recorded then
+    assert old["cost"] == pytest.approx((12000 * 1.0 + 6000 * 2.0) / 1e6)
+    assert (new["catch"], new["rounds_submitted"], new["rounds"]) == (None, 0, 0)
+    assert new["usage"] is None and new["cost"] is None
+    # a row of the current layout without a newer column gets that column's default
+    current = {**json.loads(BoardRow.model_validate(old).model_dump_json()), "v": 2}
+    del current["draw"]
+    with pool.connection() as conn:
+        conn.execute(
+            "INSERT INTO rating_snapshots (tournament_id, scope, scope_value, match_count, rows)"
+            " VALUES (%s, 'board', '*|*|*', 8, %s)",
+            (tournament, Jsonb([current])),
+        )
+    (again,) = client.get("/api/leaderboard", params={"tournament": tournament}).json()["rows"]
+    assert again["draw"] is None and again["patch_correct"] == 1.0
