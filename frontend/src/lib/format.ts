@@ -15,5 +15,6 @@ export const secs = (v: number | null | undefined): string =>
 export const when = (iso: string | null | undefined): string =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "–";
 
-/** A rate with the count it is a share of, e.g. "75% of 8". */
-export const rate = (v: number | null, of: number): string => (v === null ? "–" : `${pct(v)} of ${of}`);
+/** A rate with the count it is a share of, e.g. "75% of 8"; without a single chance it is
+ * "no chances", never 0% (a model that failed every chance it had). */
+export const rate = (v: number | null, of: number): string => (v === null ? "no chances" : `${pct(v)} of ${of}`);

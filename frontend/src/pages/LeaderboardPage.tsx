@@ -34,10 +34,15 @@ export type BoardRow = LeaderboardRow;
 
 /** What export writes: the rows as the table shows them, in its order. */
 export const EXPORT_COLUMNS: (keyof BoardRow)[] = [
-  "rank_ub", "model", "rating", "ci_low", "ci_high", "matches", "wins", "losses", "ties", "elo",
+  "rank_ub", "model", "rating", "ci_low", "ci_high", "provisional", "matches", "wins", "losses", "ties", "elo",
   "submitter", "reviewer", "patch_correct", "rounds_submitted", "tests_valid", "rounds_reviewed",
-  "catch", "wrong_patches_reviewed", "cost", "latency", "organization", "license", "knowledge_cutoff",
+  "catch", "wrong_patches_reviewed", "draw", "rounds", "cost", "latency", "organization", "license", "knowledge_cutoff",
 ];
+
+/** Why a row is marked provisional, in words. */
+export function provisionalNote(below: number): string {
+  return `fewer than ${below} matches: a first estimate, pulled towards the mean by the prior; its interval is wide`;
+}
 
 /** The board's filters in words, as the snapshot line shows them. */
 export function describe(b: Leaderboard): string {
@@ -53,7 +58,7 @@ export function describe(b: Leaderboard): string {
 
 const col = createColumnHelper<BoardRow>();
 
-function columns(scale: Scale) {
+function columns(scale: Scale, provisionalBelow: number) {
   return [
     col.accessor("rank_ub", { header: "Rank (UB)", cell: (c) => c.getValue() ?? "–" }),
     col.accessor("model", {
@@ -71,6 +76,11 @@ function columns(scale: Scale) {
               {r.ci_low !== null ? `${num(r.ci_low)}–${num(r.ci_high)}` : ""}
             </span>
             <IntervalBar low={r.ci_low} high={r.ci_high} value={r.rating} scale={scale} />
+            {r.provisional && (
+              <span className="badge provisional" title={provisionalNote(provisionalBelow)}>
+                provisional
+              </span>
+            )}
           </div>
         );
       },
@@ -98,6 +108,10 @@ function columns(scale: Scale) {
     col.accessor("catch", {
       header: "Catch",
       cell: (c) => <span title="share of the wrong patches it reviewed that its tests caught">{rate(c.getValue(), c.row.original.wrong_patches_reviewed)}</span>,
+    }),
+    col.accessor("draw", {
+      header: "Draws",
+      cell: (c) => <span title="share of the rounds it played (either role) that were drawn">{rate(c.getValue(), c.row.original.rounds)}</span>,
     }),
     col.accessor("cost", { header: "Cost", cell: (c) => usd(c.getValue()) }),
     col.accessor("latency", { header: "Latency", cell: (c) => secs(c.getValue()) }),
@@ -194,7 +208,8 @@ export function LeaderboardPage() {
   const board = useLeaderboard(apiQuery(f));
   const rows = useMemo(() => board.data?.rows ?? [], [board.data]);
   const scale = useMemo(() => scaleOf(rows.flatMap((r) => [r.ci_low, r.ci_high, r.rating])), [rows]);
-  const cols = useMemo(() => columns(scale), [scale]);
+  const provisionalBelow = board.data?.provisional_below ?? 0;
+  const cols = useMemo(() => columns(scale, provisionalBelow), [scale, provisionalBelow]);
   // controlled table state must keep its identity between renders: a new array each render
   // makes the table reset its paging, which renders again, forever (starving URL updates)
   const sorting: SortingState = useMemo(() => [{ id: f.sort, desc: f.desc }], [f.sort, f.desc]);

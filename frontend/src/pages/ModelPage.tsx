@@ -18,7 +18,15 @@ function ScopeRow({ label, query, model }: { label: string; query: Parameters<ty
       <td>{board.isPending ? "…" : board.error ? "error" : num(row?.rating)}</td>
       <td>{row?.ci_low !== null && row?.ci_low !== undefined ? `${num(row.ci_low)}–${num(row.ci_high)}` : "–"}</td>
       <td>{row?.rank_ub ?? "–"}</td>
-      <td>{row?.matches ?? "–"}</td>
+      <td>
+        {row?.matches ?? "–"}
+        {row?.provisional && (
+          <>
+            {" "}
+            <span className="badge provisional" title="few matches: a first estimate">provisional</span>
+          </>
+        )}
+      </td>
       <td>{row?.wins !== null && row?.wins !== undefined ? `${row.wins} / ${row.losses} / ${row.ties}` : "–"}</td>
       <td>{num(row?.submitter)}</td>
       <td>{num(row?.reviewer)}</td>

@@ -1,10 +1,10 @@
 import { describe as suite, expect, it } from "vitest";
 import type { Leaderboard } from "../api/client";
 import { rate } from "../lib/format";
-import { describe } from "./LeaderboardPage";
+import { describe, provisionalNote } from "./LeaderboardPage";
 
 const board = (over: Partial<Leaderboard>): Leaderboard => ({
-  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, rows: [],
+  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, provisional_below: 10, rows: [],
   ...over,
 });
 
@@ -18,6 +18,10 @@ suite("the leaderboard's words", () => {
   });
   it("shows a rate with what it is a share of", () => {
     expect(rate(0.75, 8)).toBe("75% of 8");
-    expect(rate(null, 0)).toBe("–");
+    expect(rate(null, 0)).toBe("no chances");
+    expect(rate(0, 3)).toBe("0% of 3");
+  });
+  it("says why a row is provisional, with the board's own threshold", () => {
+    expect(provisionalNote(10)).toContain("fewer than 10 matches");
   });
 });
