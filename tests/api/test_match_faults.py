@@ -11,7 +11,7 @@ import psycopg
 from fastapi.testclient import TestClient
 
 from api.core.config import ApiSettings
-from arena.ratings.results import parse_results_lines
+from arena.ratings.results_file import parse_results_lines
 from arena.store.matches import load_task, store_validation
 from arena.store.pool import open_pool
 from arena.tasks.schema import Validation

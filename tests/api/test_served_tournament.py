@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.ratings.results import parse_results_lines
+from arena.ratings.results_file import parse_results_lines
 from arena.retrieval import estimate_tokens
 from ci_runner import CISettings
 from tests.api.conftest import SECRET, TOKEN, demo_jsonl
