@@ -80,11 +80,12 @@ def _allowed_key_env(s: Services, name: str) -> None:
         raise ApiError(422, ["body", "api_key_env"], str(exc)) from None
 
 
-def _same_origin(old: str | None, new: str) -> bool:
+def _origin(url: str | None) -> str | None:
+    """`scheme://host:port` of a URL; None when there is none to tell (no URL, not usable)."""
     try:
-        return old is not None and origin(old) == origin(new)
+        return None if url is None else origin(url)
     except httpx.InvalidURL:
-        return False
+        return None
 
 
 def _refuse_moving_the_key(name: str, row: DictRow, given: dict[str, Any]) -> None:
@@ -92,8 +93,10 @@ def _refuse_moving_the_key(name: str, row: DictRow, given: dict[str, Any]) -> No
     (api_key, or api_key_env, or remove it): a key given for one host is never sent to another
     on the strength of the admin token alone."""
     new = given.get("base_url")
-    old = row["spec"].get("base_url")
-    if new is None or _same_origin(old, new):
+    if new is None:
+        return
+    where = _origin(new)
+    if where is not None and where == _origin(row["spec"].get("base_url")):
         return
     keeps_stored = row["has_api_key"] and "api_key" not in given and not given.get("api_key_env")
     keeps_env = (
@@ -106,7 +109,7 @@ def _refuse_moving_the_key(name: str, row: DictRow, given: dict[str, Any]) -> No
         raise ApiError(
             422,
             ["body", "base_url"],
-            f"base_url moves {name} to another host ({origin(new)}): give api_key or api_key_env"
+            f"base_url moves {name} to another host ({where or new}): give api_key or api_key_env"
             f" again in the same request, so the {kept} is never sent to a host it was not"
             " given for",
         )
