@@ -18,7 +18,9 @@ from api.errors import ApiError
 from api.polls import SharedPolls
 from api.schemas.tournaments import TournamentOut
 from api.streams import Streams
+from arena.players.key_env import KeyEnvRule
 from arena.ratings.matrices import PairTally
+from arena.scrub import KnownSecrets
 from arena.store.pool import Pool
 from arena.store.secrets import KeyBox
 from ci_runner import CISettings
@@ -33,6 +35,8 @@ class Services:
     pool: Pool
     queue: Celery
     keys: KeyBox | None
+    key_env: KeyEnvRule  # the variables a model's api_key_env may name
+    secrets: KnownSecrets  # the service's and every model key given: scrubbed from the logs
     model_cache: TtlCache[dict[str, DictRow]]  # metadata, cutoffs and prices by name
     matrix_cache: TtlCache[list[PairTally]]  # head-to-head tallies by their filters
     refresh_requests: TtlCache[bool]  # windowed leaderboards asked of the workers

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 from pydantic import ValidationError
 
 from api.errors import ApiError
+from arena.players.key_env import KeyEnvRefused, KeyEnvRule, key_from_env
 from arena.players.openai import (
     AnswerCutOff,
     AnswerTimeout,
@@ -28,6 +29,7 @@ from arena.players.openai import (
     OpenAIPlayer,
     Reply,
 )
+from arena.scrub import KnownSecrets
 
 _PROMPT = "Reply with the single word OK."
 CHECK_TIMEOUT_S = 30.0  # at most; a model's own timeout_s when shorter
@@ -62,10 +64,10 @@ def _status_problem(where: str, reply: Reply) -> str:
     return f"{where} answered HTTP {status}, not a chat completion"
 
 
-async def _probe(model: OpenAIModel, api_key: str | None) -> str | None:
+async def _probe(model: OpenAIModel, api_key: str | None, secrets: KnownSecrets) -> str | None:
     """What is wrong with the endpoint, or None when it answered with a chat completion."""
     where = origin(model.base_url)
-    player = OpenAIPlayer(model, api_key, max_answer_bytes=CHECK_ANSWER_BYTES)
+    player = OpenAIPlayer(model, api_key, max_answer_bytes=CHECK_ANSWER_BYTES, secrets=secrets)
     detail = ""  # for the server's log only
     try:
         async with player.client() as client:
@@ -95,10 +97,20 @@ async def _probe(model: OpenAIModel, api_key: str | None) -> str | None:
 
 
 class EndpointChecks:
-    """The endpoint checks of one API process: at most `concurrency` at once."""
+    """The endpoint checks of one API process: at most `concurrency` at once. A key named by
+    `api_key_env` is read from `environ` only when `key_env` allows the variable."""
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(
+        self,
+        concurrency: int,
+        key_env: KeyEnvRule,
+        environ: Mapping[str, str],
+        secrets: KnownSecrets,
+    ) -> None:
         self._slots = asyncio.Semaphore(concurrency)
+        self._key_env = key_env
+        self._environ = environ
+        self._secrets = secrets
 
     async def check(self, spec: dict[str, Any], api_key: str | None) -> None:
         """Raises a 422 naming the problem; the key never appears in it."""
@@ -118,15 +130,18 @@ class EndpointChecks:
         except httpx.InvalidURL:
             raise ApiError(422, ["body", "base_url"], "not a usable URL") from None
         if api_key is None and model.api_key_env:
-            api_key = os.environ.get(model.api_key_env)
-            if api_key is None:
+            try:
+                api_key = key_from_env(model.name, model.api_key_env, self._environ, self._key_env)
+            except KeyEnvRefused as exc:
+                raise ApiError(422, ["body", "api_key_env"], str(exc)) from None
+            if api_key is None:  # said only of a variable the rule allows
                 raise ApiError(
                     422,
                     ["body", "api_key_env"],
                     f"the check needs the key, but {model.api_key_env} is not set for the server",
                 )
         async with self._slots:
-            problem = await _probe(model, api_key)
+            problem = await _probe(model, api_key, self._secrets)
         if problem is not None:
             raise ApiError(
                 422, ["query", "check"], f"the endpoint check failed: {problem}", "check_failed"

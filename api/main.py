@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,6 +19,7 @@ from api.queue import producer
 from api.routes import health, leaderboard, matches, models, tasks, tournaments
 from api.streams import Streams
 from api.website import Website
+from arena.scrub import KnownSecrets, scrubbed_logs
 from arena.store.models import ensure_baselines
 from arena.store.pool import open_pool
 from arena.store.secrets import key_box
@@ -50,22 +52,27 @@ def create_app(
         pool = open_pool(settings.database_url, max_size=12, autocommit=True)
         ensure_baselines(pool)
         secret = settings.secret_key.get_secret_value() if settings.secret_key else None
+        secrets = KnownSecrets(settings.known_secrets())
+        key_env = settings.key_env_rule()
         app.state.services = Services(
             settings=settings,
             ci_settings=ci_settings,
             pool=pool,
             queue=producer(settings),
             keys=key_box(secret),
+            key_env=key_env,
+            secrets=secrets,
             model_cache=TtlCache(settings.stats_ttl_s),
             matrix_cache=TtlCache(settings.stats_ttl_s),
             refresh_requests=TtlCache(settings.stats_ttl_s),
             board_cache=TtlCache(settings.board_ttl_s),
-            checks=EndpointChecks(settings.check_concurrency),
+            checks=EndpointChecks(settings.check_concurrency, key_env, os.environ, secrets),
             streams=Streams(settings),
             progress_polls=SharedPolls(),
         )
         try:
-            yield
+            with scrubbed_logs(secrets):
+                yield
         finally:
             pool.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import Celery
 
+from arena.scrub import KnownSecrets
 from arena.store.settings import ServiceSettings
 from workers.watchdog import LoopBeat
 
@@ -42,3 +43,5 @@ def make_app(settings: ServiceSettings) -> Celery:
 
 settings = ServiceSettings()
 app = make_app(settings)
+# what this worker process scrubs (arena/scrub.py): its steps' errors and its logs
+secrets = KnownSecrets(settings.known_secrets())

@@ -16,6 +16,7 @@ from arena.players.base import Player, Role, TaskContext
 from arena.players.baselines import BASELINES
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelSpec, ReplayModel, build_player
+from arena.scrub import KnownSecrets
 from arena.store.ci_runs import StoredCI
 from arena.store.matches import load_task
 from arena.store.pool import Pool, open_pool
@@ -57,6 +58,9 @@ class Services:
     pool: Pool
     redis: redis.Redis
     slots: ModelSlots
+    # the service's secrets and every model key this process has used: scrubbed from what an
+    # endpoint sends back, from the errors a step stores, and from the logs
+    secrets: KnownSecrets
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _players: dict[str, tuple[Player, int | None]] = field(default_factory=dict)
     _prepared: dict[tuple[int, int], PreparedTask] = field(default_factory=dict)
@@ -95,12 +99,15 @@ class Services:
                 limit = spec.max_concurrency if isinstance(spec, OpenAIModel) else None
                 models = {} if spec is None else {name: spec}
                 player: Player
+                cap = self.settings.max_answer_bytes
                 if isinstance(spec, OpenAIModel) and row["api_key_enc"] is not None:
                     key = self._key_box().open(row["api_key_enc"])
-                    cap = self.settings.max_answer_bytes
-                    player = OpenAIPlayer(spec, key, max_answer_bytes=cap)
-                else:
-                    player = build_player(name, models, os.environ, self.settings.max_answer_bytes)
+                    player = OpenAIPlayer(spec, key, max_answer_bytes=cap, secrets=self.secrets)
+                else:  # a key from the environment: only a variable the rule allows
+                    rule = self.settings.key_env_rule()
+                    player = build_player(
+                        name, models, os.environ, cap, key_env=rule, secrets=self.secrets
+                    )
                 self._players[name] = (player, limit)
             return self._players[name]
 
@@ -172,7 +179,7 @@ def services() -> Services:
     """One per process (a forked pool child builds its own connections)."""
     pid = os.getpid()
     if pid not in _services:
-        from workers.app import settings
+        from workers.app import secrets, settings
 
         client = redis.Redis.from_url(settings.broker_url)
         _services[pid] = Services(
@@ -180,5 +187,6 @@ def services() -> Services:
             pool=open_pool(settings.database_url, max_size=16),
             redis=client,
             slots=ModelSlots(client, settings.step_lease_s),
+            secrets=secrets,
         )
     return _services[pid]

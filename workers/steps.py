@@ -122,7 +122,8 @@ def run_step(
         with _heartbeat(s, step.key, owner, beat):
             work()
     except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
+        # stored, served as the match's reason and logged: no known secret in it
+        error = s.secrets.scrub(f"{type(exc).__name__}: {exc}")
         if claim.attempts < s.settings.step_attempts:
             release_step(s.pool, step.key, owner, error)
         elif give_up_step(s.pool, step.key, owner, error):
@@ -183,13 +184,17 @@ def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
     match = load_match(s.pool, match_id)
     played = match.rounds[idx]
     model = played.submitter if role is Role.SUBMITTER else played.reviewer
-    player, limit = s.player(model)
     holder = str(self.request.id or threading.get_ident())
+    limit: int | None = None  # the model's concurrency limit, known once its player is
 
     def work() -> None:
+        nonlocal limit
         current = load_match(s.pool, match_id)
         if current.status not in ("queued", "running") or role in current.rounds[idx].answers:
             return
+        # inside the step: a model whose player cannot be made (its key variable refused or
+        # unset, its stored key unreadable) fails the step's attempts, then the match, by name
+        player, limit = s.player(model)
         mark_running(s.pool, match_id)
         contexts = s.contexts(match.task_id, context_budget(s.pool, match.tournament_id))
         if limit is not None:

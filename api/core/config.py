@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from arena.store.settings import ServiceSettings
@@ -17,7 +17,6 @@ class InsecureSettings(RuntimeError):
 class ApiSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore")
 
-    admin_token: SecretStr | None = None  # every write needs `Authorization: Bearer <token>`
     demo: bool = False  # a local demo: may run without admin token and secret key
     web_dir: Path = Path("frontend/dist")  # the built website, served at / when it exists
     stats_ttl_s: float = 10.0  # model metadata and head-to-head matrices are cached this long

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import httpx
 from fastapi import APIRouter, Path, Query, status
 from psycopg.rows import DictRow
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import Admin, PoolDep, Services, ServicesDep
+from api.endpoint_check import origin
 from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.models import NAME, ModelCreate, ModelList, ModelOut, ModelUpdate
+from arena.players.key_env import KeyEnvRefused
 from arena.store import models as store
 
 router = APIRouter(prefix="/models", tags=["models"])
@@ -63,7 +66,53 @@ def _seal(s: ServicesDep, api_key: str) -> bytes:
             ["body", "api_key"],
             "ARENA_SECRET_KEY is not set, so no API key can be stored: use api_key_env",
         )
+    s.secrets.add(api_key)  # from now on scrubbed from this process's logs
     return s.keys.seal(api_key)
+
+
+def _allowed_key_env(s: Services, name: str) -> None:
+    """Only a model key's variable may be named (ARENA_MODEL_KEY_PREFIX, ARENA_MODEL_KEY_ENVS):
+    the key is sent to base_url, which whoever registers the model chooses. The refusal states
+    the rule and never whether the variable exists."""
+    try:
+        s.key_env.check(name)
+    except KeyEnvRefused as exc:
+        raise ApiError(422, ["body", "api_key_env"], str(exc)) from None
+
+
+def _origin(url: str | None) -> str | None:
+    """`scheme://host:port` of a URL; None when there is none to tell (no URL, not usable)."""
+    try:
+        return None if url is None else origin(url)
+    except httpx.InvalidURL:
+        return None
+
+
+def _refuse_moving_the_key(name: str, row: DictRow, given: dict[str, Any]) -> None:
+    """A PATCH that moves base_url to another scheme, host or port must give the key again
+    (api_key, or api_key_env, or remove it): a key given for one host is never sent to another
+    on the strength of the admin token alone."""
+    new = given.get("base_url")
+    if new is None:
+        return
+    where = _origin(new)
+    if where is not None and where == _origin(row["spec"].get("base_url")):
+        return
+    keeps_stored = row["has_api_key"] and "api_key" not in given and not given.get("api_key_env")
+    keeps_env = (
+        bool(row["spec"].get("api_key_env"))
+        and "api_key_env" not in given
+        and given.get("api_key") is None
+    )
+    if keeps_stored or keeps_env:
+        kept = "stored api_key" if keeps_stored else f"key from {row['spec']['api_key_env']}"
+        raise ApiError(
+            422,
+            ["body", "base_url"],
+            f"base_url moves {name} to another host ({where or new}): give api_key or api_key_env"
+            f" again in the same request, so the {kept} is never sent to a host it was not"
+            " given for",
+        )
 
 
 @router.post(
@@ -81,6 +130,8 @@ async def create_model(
     """Register an OpenAI-compatible endpoint; `?check=true` proves it answers first."""
     # async: a check waits on the event loop, not on a thread other requests need; the store
     # is written from the thread pool
+    if body.api_key_env is not None:
+        _allowed_key_env(s, body.api_key_env)
     spec = {"name": body.name, "kind": "openai", **body.model_dump(include=set(_SPEC_FIELDS))}
     api_key = body.api_key.get_secret_value() if body.api_key else None
     sealed = _seal(s, api_key) if api_key else None
@@ -140,6 +191,9 @@ async def update_model(
             raise ApiError(
                 409, ["body", touched[0]], f"{name} is a baseline: it has no endpoint to change"
             )
+    if given.get("api_key_env") is not None:
+        _allowed_key_env(s, given["api_key_env"])
+    _refuse_moving_the_key(name, row, given)
     for field in _SPEC_FIELDS:
         if field in given:
             if given[field] is None and field in ("base_url", "model"):

@@ -10,6 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}$"
 ENV_VAR = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 URL = r"^https?://[^\s/?#]+[^\s]*$"
+KEY_ENV_RULE = (
+    "or: read the key from this variable of the server. Only a model key's variable: one whose"
+    " name starts with ARENA_MODEL_KEY_PREFIX (default ARENA_MODEL_KEY_) or one listed in"
+    " ARENA_MODEL_KEY_ENVS, never one of the server's own settings (ARENA_SECRET_KEY, ...)"
+)
 
 
 class ModelMetadata(BaseModel):
@@ -40,9 +45,7 @@ class ModelCreate(EndpointSettings, ModelMetadata):
     api_key: SecretStr | None = Field(
         default=None, min_length=1, max_length=10_000, description="stored encrypted"
     )
-    api_key_env: str | None = Field(
-        default=None, pattern=ENV_VAR, description="or: read the key from this variable"
-    )
+    api_key_env: str | None = Field(default=None, pattern=ENV_VAR, description=KEY_ENV_RULE)
 
     @model_validator(mode="after")
     def _one_key_source(self) -> ModelCreate:
@@ -56,10 +59,16 @@ class ModelUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    base_url: str | None = Field(default=None, pattern=URL, max_length=2000)
+    base_url: str | None = Field(
+        default=None,
+        pattern=URL,
+        max_length=2000,
+        description="another scheme, host or port needs api_key or api_key_env in the same"
+        " request: a stored key is never sent to a host it was not given for",
+    )
     model: str | None = Field(default=None, min_length=1, max_length=500)
     api_key: SecretStr | None = Field(default=None, min_length=1, max_length=10_000)
-    api_key_env: str | None = Field(default=None, pattern=ENV_VAR)
+    api_key_env: str | None = Field(default=None, pattern=ENV_VAR, description=KEY_ENV_RULE)
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0, le=1_000_000)
     timeout_s: float | None = Field(default=None, gt=0, le=86_400)

@@ -89,7 +89,8 @@ def worker(
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
     from celery.utils.nodenames import host_format
 
-    from workers.app import app
+    from arena.scrub import scrubbed_logs
+    from workers.app import app, secrets
     from workers.watchdog import watch
 
     settings = _settings()
@@ -105,7 +106,8 @@ def worker(
         without_gossip=True,
         without_mingle=True,
     )
-    celery_worker.start()
+    with scrubbed_logs(secrets):  # Celery logs a step's exception: no known secret in it
+        celery_worker.start()
     if celery_worker.exitcode:  # e.g. an unrecoverable consumer error: be restarted
         raise typer.Exit(celery_worker.exitcode)
 
@@ -129,6 +131,11 @@ def submit(
     with exit_on_errors():
         specs = load_models_file(models_file) if models_file else {}
         stored = {name: stored_spec(name, specs.get(name)) for name in names}
+    rule = _settings().key_env_rule()  # workers read a key only from a variable it allows
+    for name, spec in stored.items():
+        key_env = spec.get("api_key_env")
+        if key_env and not rule.allows(key_env):
+            fail(BAD_INPUT, f"model {name}: {key_env} may not be read: {rule.rule()}")
         ci = CISettings()
         found = load_tasks(tasks, ci.cache_dir, Workspaces.from_settings(ci))
     if not found:

@@ -1,4 +1,10 @@
-"""Any OpenAI-compatible chat-completions endpoint as a player, with retries and limits."""
+"""Any OpenAI-compatible chat-completions endpoint as a player, with retries and limits.
+
+The player is where an endpoint's text enters Arena: its answers and the bodies of its refusals
+are scrubbed of the player's own key and of every secret its process knows (arena/scrub.py)
+before they go into an answer, an error or an exception, so an endpoint that echoes the
+`Authorization` header it was sent cannot put the key into a stored reason, evidence or a log.
+"""
 
 from __future__ import annotations
 
@@ -26,10 +32,12 @@ from arena.players.base import (
     parsed_answer,
 )
 from arena.prompting import render_prompt
+from arena.scrub import KnownSecrets
 from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 
 _RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 _ERROR_BODY_BYTES = 4096  # of a refusal (4xx, 5xx) only this much is read, for its message
+_QUOTED_CHARS = 200  # of a refusal or a malformed answer, this much is quoted in the error
 
 
 class NotACompletion(ValueError):
@@ -90,10 +98,14 @@ class OpenAIPlayer(Player):
         api_key: str | None,
         system_prompt: str | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        secrets: KnownSecrets | None = None,
     ) -> None:
+        """`secrets`: what the process knows (the service's); the key is added to them."""
         self.name = spec.name
         self._spec = spec
         self._api_key = api_key
+        self._secrets = secrets if secrets is not None else KnownSecrets()
+        self._secrets.add(api_key)
         self._slots = threading.BoundedSemaphore(spec.max_concurrency)
         self._system = system_prompt
         self._max_answer_bytes = max_answer_bytes
@@ -182,6 +194,11 @@ class OpenAIPlayer(Player):
                     break
             return Reply(response.status_code, bytes(read), response.headers.get("Retry-After"))
 
+    def _quote(self, body: bytes) -> str:
+        """The start of an endpoint's body for an error message: scrubbed whole, then cut (a
+        secret cut in half first would no longer be found)."""
+        return self._secrets.scrub(body.decode(errors="replace"))[:_QUOTED_CHARS]
+
     def _too_large(self, how: str) -> AnswerTooLarge:
         return AnswerTooLarge(
             f"model {self.name}: the answer is larger than the cap of {self._max_answer_bytes}"
@@ -209,9 +226,10 @@ class OpenAIPlayer(Player):
                 try:
                     reply = await self.attempt(client, prompt)
                 except httpx.ConnectError as exc:
-                    raise EndpointFault(self.name, f"cannot connect to {self.url}: {exc}") from exc
+                    why = self._secrets.scrub(str(exc))
+                    raise EndpointFault(self.name, f"cannot connect to {self.url}: {why}") from None
                 except httpx.TransportError as exc:
-                    last = f"transport error: {exc!r}"
+                    last = self._secrets.scrub(f"transport error: {exc!r}")
                 else:
                     if reply.status == 200:
                         try:
@@ -219,8 +237,7 @@ class OpenAIPlayer(Player):
                         except NotACompletion as exc:
                             last = str(exc)
                     else:
-                        text = reply.body[:200].decode(errors="replace")
-                        last = f"HTTP {reply.status}: {text}"
+                        last = f"HTTP {reply.status}: {self._quote(reply.body)}"
                         if reply.status not in _RETRYABLE:
                             raise EndpointFault(
                                 self.name, f"{self.url} refused the request: {last}"
@@ -238,16 +255,15 @@ class OpenAIPlayer(Player):
             payload = json.loads(reply.body)
             choice = payload["choices"][0]
             content = choice["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            text = reply.body[:200].decode(errors="replace")
-            raise NotACompletion(f"malformed response: {text!r}") from exc
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise NotACompletion(f"malformed response: {self._quote(reply.body)!r}") from None
         if choice.get("finish_reason") == "length":
             raise AnswerCutOff(
                 f"model {self.name}: the answer was cut off at the token limit "
                 f"(finish_reason=length, max_tokens={self._spec.max_tokens})"
             )
         usage = payload.get("usage") or {}
-        return str(content or ""), usage if isinstance(usage, dict) else {}
+        return self._secrets.scrub(str(content or "")), usage if isinstance(usage, dict) else {}
 
     def _answer(self, prompt: str, ctx: TaskContext) -> Answer:
         started = time.monotonic()

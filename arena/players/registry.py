@@ -1,4 +1,9 @@
-"""Players by name: the baselines, or models defined in a models file (YAML or TOML)."""
+"""Players by name: the baselines, or models defined in a models file (YAML or TOML).
+
+A model's key comes from the variable its `api_key_env` names. The command line reads any
+variable (the environment is the user's own); the service passes its KeyEnvRule, so a model
+registered through it reads only a model key, never one of the service's secrets.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arena.players.base import Player
 from arena.players.baselines import BASELINES
+from arena.players.key_env import KeyEnvRefused, KeyEnvRule, key_from_env
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.replay import ReplayPlayer
+from arena.scrub import KnownSecrets
 from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 from arena.tasks.schema import describe_validation_error
 
@@ -77,7 +84,11 @@ def build_player(
     models: Mapping[str, ModelSpec],
     environ: Mapping[str, str],
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    key_env: KeyEnvRule | None = None,
+    secrets: KnownSecrets | None = None,
 ) -> Player:
+    """The player named; `key_env` limits the variables a key is read from (None: any), and
+    `secrets` are what the player scrubs from the endpoint's text besides its own key."""
     if name in BASELINES:
         return BASELINES[name]()
     spec = models.get(name)
@@ -88,9 +99,12 @@ def build_player(
         return ReplayPlayer(spec.name, spec.path)
     api_key = None
     if spec.api_key_env:
-        api_key = environ.get(spec.api_key_env)
+        try:
+            api_key = key_from_env(name, spec.api_key_env, environ, key_env)
+        except KeyEnvRefused as exc:
+            raise ModelsFileError(str(exc)) from None
         if api_key is None:
             raise ModelsFileError(
                 f"model {name}: environment variable {spec.api_key_env} is not set"
             )
-    return OpenAIPlayer(spec, api_key, max_answer_bytes=max_answer_bytes)
+    return OpenAIPlayer(spec, api_key, max_answer_bytes=max_answer_bytes, secrets=secrets)

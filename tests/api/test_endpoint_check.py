@@ -18,6 +18,8 @@ from api.core.config import ApiSettings
 from api.endpoint_check import EndpointChecks
 from api.errors import ApiError
 from api.main import create_app
+from arena.players.key_env import KeyEnvRule
+from arena.scrub import KnownSecrets
 from ci_runner import CISettings
 from tests.api.conftest import ADMIN
 from tests.api.live import serving
@@ -26,6 +28,11 @@ from tests.arena.scripted_server import Reply, scripted_server
 
 def _model(name: str, base_url: str, **extra: object) -> dict[str, object]:
     return {"name": name, "base_url": base_url, "model": "x", **extra}
+
+
+def _checks(concurrency: int) -> EndpointChecks:
+    """Checks as the API makes them, with an environment holding no key."""
+    return EndpointChecks(concurrency, KeyEnvRule(), {}, KnownSecrets())
 
 
 def test_45_checks_of_a_slow_endpoint_leave_other_requests_fast(
@@ -177,7 +184,7 @@ def test_a_failed_check_says_what_failed_in_a_word_without_low_level_text(case: 
         spec = {"kind": "openai", **_model("m", base_url, timeout_s=1.0)}
         started = time.monotonic()
         with pytest.raises(ApiError) as refused:
-            asyncio.run(EndpointChecks(2).check(spec, "sk-CANARY"))
+            asyncio.run(_checks(2).check(spec, "sk-CANARY"))
         took = time.monotonic() - started
     at = f"http://127.0.0.1:{httpx.URL(base_url).port}"
     assert refused.value.status == 422 and refused.value.loc == ["query", "check"]
@@ -190,5 +197,5 @@ def test_a_failed_check_says_what_failed_in_a_word_without_low_level_text(case: 
 def test_an_answer_cut_off_at_its_16_tokens_passes_the_check() -> None:
     with scripted_server([Reply(content="O", finish_reason="length")]) as server:
         spec = {"kind": "openai", **_model("m", server.url, timeout_s=5.0)}
-        asyncio.run(EndpointChecks(1).check(spec, None))
+        asyncio.run(_checks(1).check(spec, None))
     assert server.requests[0]["max_tokens"] == 16

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -11,12 +12,14 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+ECHO_AUTH = "<<Authorization>>"  # in a reply's content or body: the request's Authorization header
+
 
 @dataclass
 class Reply:
     status: int = 200
-    content: str | None = None  # the chat answer, wrapped in a completion
-    body: str | None = None  # or a raw body
+    content: str | None = None  # the chat answer, wrapped in a completion (ECHO_AUTH echoes)
+    body: str | None = None  # or a raw body (ECHO_AUTH echoes)
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str = "stop"
@@ -48,6 +51,16 @@ class ScriptedServer:
     most_busy: int = 0  # the most ever at once
 
 
+def _echoing(reply: Reply, authorization: str) -> Reply:
+    """The reply with ECHO_AUTH replaced by the header, as a careless endpoint echoes it."""
+    echo = {
+        f: getattr(reply, f).replace(ECHO_AUTH, authorization)
+        for f in ("content", "body")
+        if getattr(reply, f) is not None
+    }
+    return dataclasses.replace(reply, **echo)
+
+
 @contextmanager
 def scripted_server(
     script: list[Reply], default: Reply | None = None, host: str = "127.0.0.1"
@@ -71,6 +84,7 @@ def scripted_server(
                     if state.script
                     else (default or Reply(status=500, body="{}"))
                 )
+                reply = _echoing(reply, self.headers.get("Authorization") or "")
                 state.busy += 1
                 state.most_busy = max(state.most_busy, state.busy)
             time.sleep(reply.delay_s)

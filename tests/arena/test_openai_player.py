@@ -11,6 +11,7 @@ import pytest
 from arena.players.base import EndpointFault, Role, TaskContext
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelsFileError, build_player, load_models_file
+from arena.scrub import KnownSecrets
 from arena.settings import PlayerSettings
 from arena.store.settings import ServiceSettings
 from tests.arena.scripted_server import Reply, scripted_server
@@ -189,3 +190,37 @@ def test_models_file_defines_models_and_names_its_errors(tmp_path) -> None:  # t
     toml.write_text('[[models]]\nname = "t"\nbase_url = "http://x"\n')
     with pytest.raises(ModelsFileError, match="model #1: model: Field required"):
         load_models_file(toml)
+
+
+ECHOED = "sk-ECHOED-4b1d-the-endpoint-sends-it-back"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(status=401, body='{"error": "bad key: <<Authorization>>"}'),
+        Reply(status=500, body=" " * 175 + '{"echo": "<<Authorization>>"}'),  # across the cut
+        Reply(body='{"not": "a completion", "auth": "<<Authorization>>"}'),
+    ],
+    ids=["refused", "failing-past-the-retries", "malformed"],
+)
+def test_an_endpoint_echoing_the_key_in_an_error_never_puts_it_in_the_fault(reply: Reply) -> None:
+    """Scrubbed as the body is read, before it is cut to 200 characters for the message."""
+    with scripted_server([], default=reply) as server:
+        spec = OpenAIModel(name="m", base_url=server.url, model="x", max_retries=1, backoff_s=0.01)
+        with pytest.raises(EndpointFault) as fault:
+            OpenAIPlayer(spec, api_key=ECHOED).propose_patch(CTX)
+    assert server.auth[0] == f"Bearer {ECHOED}"  # it was sent, and came back
+    assert ECHOED not in str(fault.value) and "[redact" in str(fault.value)
+    assert "sk-ECHO" not in str(fault.value)  # not even a half cut at the 200th character
+
+
+def test_an_answer_echoing_the_key_or_a_service_secret_is_scrubbed_before_it_is_parsed() -> None:
+    known = KnownSecrets(["the-service-secret-key"])
+    content = FIX + "\n<<Authorization>> and the-service-secret-key"
+    with scripted_server([Reply(content=content)]) as server:
+        spec = OpenAIModel(name="m", base_url=server.url, model="x")
+        answer = OpenAIPlayer(spec, api_key=ECHOED, secrets=known).propose_patch(CTX)
+    assert answer.diff is not None and "+    return a + b" in answer.diff
+    assert answer.raw_text.endswith("Bearer [redacted] and [redacted]")
+    assert known.scrub(ECHOED) == "[redacted]"  # the process now knows the player's key

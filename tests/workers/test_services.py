@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import workers.services as services_module
+from arena.scrub import KnownSecrets
 from arena.store.settings import ServiceSettings
 from workers.services import Services
 
@@ -31,7 +32,7 @@ class SlowArena:
 @pytest.fixture
 def slow(monkeypatch: pytest.MonkeyPatch) -> tuple[Services, SlowArena]:
     monkeypatch.setattr(services_module, "load_task", lambda pool, task_id: task_id)
-    found = Services(settings=ServiceSettings(), pool=None, redis=None, slots=None)  # type: ignore[arg-type]
+    found = Services(settings=ServiceSettings(), pool=None, redis=None, slots=None, secrets=KnownSecrets())  # type: ignore[arg-type]  # fmt: skip
     arena = SlowArena()
     found.__dict__["arena"] = arena  # the cached property, without an engine
     return found, arena
