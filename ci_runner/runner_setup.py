@@ -289,9 +289,12 @@ at=0
 [ "${{args[0]}}" != "${{args[0]#+}}" ] && at=1
 [ "${{args[$at]}}" = install ] || exec "$real" "$@"
 log=$(mktemp)
-"$real" "$@" 2> >(tee "$log" >&2)
-rc=$?
-wait
+# its errors shown as they come and kept for the hint below; a pipeline waits for tee (a
+# process substitution may not have written the log yet when it is read)
+exec 3>&1
+"$real" "$@" 2>&1 >&3 3>&- | tee "$log" >&2
+rc=${{PIPESTATUS[0]}}
+exec 3>&-
 [ $rc -eq 0 ] && exit 0
 # cargo's own hint: "`just 1.53.0` supports rustc 1.85.0"
 names='s/^`\\([A-Za-z0-9_-]*\\) \\([0-9][^`]*\\)` supports rustc.*/\\1@\\2/p'

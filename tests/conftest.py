@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import docker
 import pytest
@@ -81,19 +84,43 @@ def no_containers_left(docker_client: docker.DockerClient) -> Iterator[None]:
     assert not left, f"sandbox containers left behind: {sorted(left)}"
 
 
-def containers_created_since(client: docker.DockerClient, since: float) -> int:
-    """Sandboxes this process created (others share the engine and create their own)."""
-    events = client.events(
-        since=since,
-        until=int(time.time()) + 1,
-        filters={
-            "type": "container",
-            "event": "create",
-            "label": f"{LABEL}.pid={os.getpid()}",
-        },
-        decode=True,
-    )
-    try:
-        return sum(1 for _ in events)
-    finally:
-        events.close()
+class ContainerCreations:
+    """Containers created, under `label`, while it watches.
+
+    Counted from the engine's live event stream: its stored history holds only its last 256
+    events, which a busy engine (tests, builds and other sessions sharing it) overwrites in
+    seconds, so a count read back afterwards can miss what happened.
+    """
+
+    _SETTLE_S = 0.5  # events of the last moment reach the stream after the call returns
+
+    def __init__(self, client: docker.DockerClient, label: str) -> None:
+        self._client = client
+        self._label = label
+        self.count = 0
+        self._stream: Any = None
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        with contextlib.suppress(Exception):  # the stream breaks when it is closed
+            for _ in self._stream:
+                self.count += 1
+
+    def __enter__(self) -> ContainerCreations:
+        self._stream = self._client.events(
+            since=time.time(),  # replays what came before the stream was up, then follows
+            filters={"type": "container", "event": "create", "label": self._label},
+            decode=True,
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        time.sleep(self._SETTLE_S)
+        self._stream.close()
+        self._thread.join(5)
+
+
+def sandboxes_created(client: docker.DockerClient) -> ContainerCreations:
+    """Sandboxes this process creates (others share the engine and create their own)."""
+    return ContainerCreations(client, f"{LABEL}.pid={os.getpid()}")

@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,7 +45,7 @@ from tests.ci_runner.env_projects import (
     rust_files,
     rust_patch,
 )
-from tests.conftest import MakeRepo
+from tests.conftest import ContainerCreations, MakeRepo
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
@@ -70,19 +69,10 @@ def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> 
     return CIRunner(env_settings, docker_client)
 
 
-def builds_since(client: docker.DockerClient, since: float, tag: str) -> int:
-    """Build containers of image `tag` created since `since` (the engine is shared: other
-    runs build other images meanwhile)."""
-    events = client.events(
-        since=int(since),
-        until=int(time.time()) + 1,
-        filters={"type": "container", "event": "create", "label": f"{BUILD_LABEL}={tag}"},
-        decode=True,
-    )
-    try:
-        return sum(1 for _ in events)
-    finally:
-        events.close()
+def builds_of(client: docker.DockerClient, tag: str) -> ContainerCreations:
+    """Build containers of image `tag` created while it watches (the engine is shared:
+    other runs build other images meanwhile)."""
+    return ContainerCreations(client, f"{BUILD_LABEL}={tag}")
 
 
 def _spec(repo: str, commit: str, language: str, pipeline: Pipeline) -> EnvironmentSpec:
@@ -145,9 +135,9 @@ def test_python_environment_built_once_then_runs_offline(
     spec = _spec(repo, commit, "python", python_pipeline())
     tag = environments.ensure(spec)
 
-    since = time.time()
-    assert environments.ensure(spec) == tag  # reused: no container, no build
-    assert builds_since(docker_client, since, tag) == 0
+    with builds_of(docker_client, tag) as builds:
+        assert environments.ensure(spec) == tag  # reused: no container, no build
+    assert builds.count == 0
 
     result = env_runner.run(_run(env_runner, spec, tag))
     failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
@@ -258,13 +248,18 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
     assert state is not None and not state.built and state.error == str(first.value)
     assert state.tag is not None
 
-    since = time.time()
-    with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
+    with (
+        builds_of(docker_client, state.tag) as builds,
+        pytest.raises(EnvironmentBuildError, match="no-such-package-marker"),
+    ):
         environments.ensure(spec)  # the recorded failure, without another build
-    assert builds_since(docker_client, since, state.tag) == 0
-    with pytest.raises(EnvironmentBuildError, match="no-such-package-marker"):
+    assert builds.count == 0
+    with (
+        builds_of(docker_client, state.tag) as builds,
+        pytest.raises(EnvironmentBuildError, match="no-such-package-marker"),
+    ):
         environments.ensure(spec, retry=True)
-    assert builds_since(docker_client, since, state.tag) == 1
+    assert builds.count == 1
 
     # validation records the failure as the task's reason, without building again
     task = Task(
@@ -276,10 +271,11 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
         patch="diff --git a/x b/x\n",
     )
     ci = TaskCI(CIRunner(environments.images.settings), environments.images, None)
-    verdict = validate_task(task, ci)
+    with builds_of(docker_client, state.tag) as builds:
+        verdict = validate_task(task, ci)
     assert not verdict.valid and verdict.reason is not None
     assert verdict.reason.startswith("environment build failed") and "marker" in verdict.reason
-    assert builds_since(docker_client, since, state.tag) == 1
+    assert builds.count == 0
 
 
 def test_go_runs_offline_from_the_module_cache(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, PatchError, Pipeline
 from ci_runner.diff_text import normalize_diff
 from ci_runner.patches import apply_diffs
-from tests.conftest import MakeRepo, containers_created_since
+from tests.conftest import MakeRepo, sandboxes_created
 
 PIPELINE = Pipeline.model_validate(
     {"steps": [{"name": "t", "run": "true"}], "report": {"format": "junit", "path": "r.xml"}}
@@ -78,15 +77,15 @@ def test_unsafe_diff_is_refused_before_any_container(
 ) -> None:
     diff, path, why = CASES[case]
     repo, commit = make_repo(FILES)
-    started = time.time()
-    result = runner.run(
-        CIRequest(repo=repo, commit=commit, pipeline=PIPELINE, image="none:none", diffs=(diff,))
-    )
+    with sandboxes_created(docker_client) as created:
+        result = runner.run(
+            CIRequest(repo=repo, commit=commit, pipeline=PIPELINE, image="none:none", diffs=(diff,))
+        )
     assert result.status is CIStatus.ERROR
     assert result.patch_error is not None
     assert result.patch_error.startswith(f"diff #1: {path}:"), result.patch_error
     assert why in result.patch_error
-    assert containers_created_since(docker_client, started) == 0
+    assert created.count == 0
 
 
 def test_second_diff_failing_is_named_by_its_index(runner: CIRunner, make_repo: MakeRepo) -> None:
@@ -177,11 +176,10 @@ def test_links_leaving_their_directory_and_bidi_names_are_refused_by_the_runner(
     runner: CIRunner,
     make_repo: MakeRepo,
     images: dict[str, str],
-    docker_client: docker.DockerClient,
+    no_containers_left: None,
 ) -> None:
     diff, shown, why = HOSTILE[case]
     repo, commit = make_repo(FILES)
-    started = time.time()
     result = _run_script(
         runner,
         CIRequest(
@@ -194,7 +192,9 @@ def test_links_leaving_their_directory_and_bidi_names_are_refused_by_the_runner(
     assert result.patch_error.startswith(f"diff #1: {shown}: "), result.patch_error
     assert why in result.patch_error
     assert result.patch_error.isascii()  # nothing in it reorders or hides what is shown
-    assert containers_created_since(docker_client, started) == 0
+    # the sandbox starts while the diffs are applied, and is removed unused: nothing of the
+    # diff reached it and no step ran
+    assert result.steps == ()
 
 
 @pytest.mark.docker
@@ -257,20 +257,20 @@ def test_hunk_that_does_not_apply_is_refused_naming_file_and_hunk(
     runner: CIRunner, make_repo: MakeRepo, docker_client: docker.DockerClient
 ) -> None:
     repo, commit = make_repo(FILES)
-    started = time.time()
     diff = (
         "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1 +1 @@\n-y = 2\n+y = 3\n"
         "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 7\n+x = 8\n"
     )
-    result = runner.run(
-        CIRequest(repo=repo, commit=commit, pipeline=PIPELINE, image="none:none", diffs=(diff,))
-    )
+    with sandboxes_created(docker_client) as created:
+        result = runner.run(
+            CIRequest(repo=repo, commit=commit, pipeline=PIPELINE, image="none:none", diffs=(diff,))
+        )
     assert result.status is CIStatus.ERROR
     assert result.patch_error == (
         "diff #1: app.py: does not apply: hunk #1 (@@ -1 +1 @@, removing 'x = 7') "
         "does not match the file (expected at line 1)"
     )
-    assert containers_created_since(docker_client, started) == 0
+    assert created.count == 0
 
 
 def test_oversized_diff_is_refused_without_copying_it(
