@@ -11,19 +11,19 @@ from typing import Any, TypeVar
 
 import redis
 
+from arena.ci import TaskCI
 from arena.match import Arena, PreparedTask, role_contexts
 from arena.players.base import Player, Role, TaskContext
 from arena.players.baselines import BASELINES
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import ModelSpec, ReplayModel, build_player
+from arena.runtime import build_ci
 from arena.scrub import KnownSecrets
-from arena.store.ci_runs import StoredCI
 from arena.store.matches import load_task
 from arena.store.pool import Pool, open_pool
 from arena.store.secrets import KeyBox, SecretKeyError
 from arena.store.settings import ServiceSettings
-from ci_runner import CIRunner, CISettings
-from ci_runner.images import ImageBuilder
+from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
 from workers.slots import ModelSlots
 
@@ -77,9 +77,8 @@ class Services:
         return Workspaces.from_settings(self.ci_settings)
 
     @functools.cached_property
-    def ci(self) -> StoredCI:
-        runner = CIRunner(self.ci_settings)
-        return StoredCI(runner, ImageBuilder(runner.client, self.ci_settings), self.pool)
+    def ci(self) -> TaskCI:
+        return build_ci(self.ci_settings, self.pool)
 
     @functools.cached_property
     def arena(self) -> Arena:

@@ -6,7 +6,7 @@ from psycopg.types.json import Jsonb
 
 from arena.ci import TaskCI, run_key
 from arena.store.pool import Pool
-from ci_runner import CIRequest, CIResult, CIRunner
+from ci_runner import CIRequest, CIResult, CIRunner, Limits
 from ci_runner.images import ImageBuilder
 
 __all__ = ["StoredCI", "run_key"]
@@ -16,12 +16,13 @@ class StoredCI(TaskCI):
     """A TaskCI whose cache is the `ci_runs` table instead of a local directory.
 
     A finished run is never repeated by any worker on any host. What is kept, and when, is
-    TaskCI's rule (a timeout is re-run once and never stored, infrastructure faults raise);
-    only where it is kept differs.
+    TaskCI's rule (a timeout is re-run once and never stored, infrastructure faults raise),
+    and the limits are the settings' own, as on the command line (`arena.runtime.build_ci`
+    builds both); only where results are kept differs.
     """
 
-    def __init__(self, runner: CIRunner, images: ImageBuilder, pool: Pool) -> None:
-        super().__init__(runner, images, None)
+    def __init__(self, runner: CIRunner, images: ImageBuilder, pool: Pool, limits: Limits) -> None:
+        super().__init__(runner, images, None, limits)
         self._pool = pool
 
     def _keeps_results(self) -> bool:

@@ -23,12 +23,17 @@ def test_a_finished_run_is_kept_and_a_timeout_or_an_infrastructure_fault_never(
     settings = CISettings(cache_dir=tmp_path / "cache")
     try:
         runner = ScriptedRunner(settings, [LOST, TIMEOUT, TIMEOUT, PASSED])
-        stored = StoredCI(runner, FixedImages(runner.client, settings), pool)
+        stored = StoredCI(runner, FixedImages(runner.client, settings), pool, settings.limits)
         with pytest.raises(SandboxLost):
             stored.run(tiny_task(), ())
         assert stored.run(tiny_task(), ()).status is CIStatus.TIMEOUT  # re-run once
         assert stored.run(tiny_task(), ()).status is CIStatus.PASSED
-        again = StoredCI(ScriptedRunner(settings, []), FixedImages(runner.client, settings), pool)
+        again = StoredCI(
+            ScriptedRunner(settings, []),
+            FixedImages(runner.client, settings),
+            pool,
+            settings.limits,
+        )
         assert again.run(tiny_task(), ()).status is CIStatus.PASSED  # another worker: kept
         assert runner.runs == 4
         with pool.connection() as conn:
