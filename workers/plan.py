@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from arena.players.base import Role
+from arena.queues import Queue
 from arena.store.matches import MatchState
-
-
-class Queue(StrEnum):
-    CONTROL = "control"  # schedule, finish a match, ratings
-    LLM = "llm"  # one model call
-    CI = "ci"  # one sandbox run (validation, a round's runs)
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Response
 
 from api.deps import ServicesDep
 from api.schemas.health import Check, Health, QueueCheck
-from workers.engine_status import ENGINE_COMMAND, engine_check
+from arena.engine_status import engine_check
+from arena.queues import ENGINE_COMMAND, QUEUES
 
 router = APIRouter(tags=["health"])
-QUEUES = ("control", "llm", "ci")
 
 
 def _postgres(s: ServicesDep) -> Check:
@@ -53,7 +53,7 @@ def _docker(s: ServicesDep, broker_up: bool) -> Check:
 
 
 def _queues(s: ServicesDep, broker_up: bool) -> dict[str, QueueCheck]:
-    seen: dict[str, list[str]] = {q: [] for q in QUEUES}
+    seen: dict[str, list[str]] = {q.value: [] for q in QUEUES}
     if broker_up:
         try:
             replies = s.queue.control.inspect(timeout=1.0).active_queues() or {}

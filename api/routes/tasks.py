@@ -12,7 +12,6 @@ from psycopg.rows import DictRow
 
 from api.deps import Admin, IsAdmin, PoolDep, ServicesDep
 from api.errors import ApiError, not_found
-from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.tasks import (
     CorpusReportOut,
@@ -30,6 +29,7 @@ from api.schemas.tasks import (
     Validity,
 )
 from api.schemas.tournaments import TaskSelection
+from arena.queues import Queue, TaskName, enqueue
 from arena.store import refusals as refusals_store
 from arena.store import tasks as store
 from arena.tasks.importer import import_lines
@@ -258,7 +258,7 @@ def validate_task(instance_id: InstancePath, s: ServicesDep) -> ValidationQueued
     row = _get(s.pool, instance_id)
     validity = _validity(row)
     if validity == "unvalidated":
-        enqueue(s.queue, "arena.prepare", (int(row["id"]),), "ci")
+        enqueue(s.queue, TaskName.PREPARE, (int(row["id"]),), Queue.CI)
     return ValidationQueued(
         instance_id=instance_id,
         status="queued" if validity == "unvalidated" else "done",

@@ -15,7 +15,6 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import Admin, PoolDep, ServicesDep
 from api.errors import ApiError, not_found
-from api.queue import enqueue
 from api.routes.tasks import selection_filter
 from api.schemas.common import error_responses
 from api.schemas.tournaments import (
@@ -28,6 +27,7 @@ from api.schemas.tournaments import (
     TournamentSettings,
 )
 from arena.faults import models_at_fault
+from arena.queues import Queue, TaskName, enqueue
 from arena.store import tasks as task_store
 from arena.store.evidence import get_tournament, list_tournaments
 from arena.store.models import list_models
@@ -106,7 +106,7 @@ def create(body: TournamentCreate, s: ServicesDep) -> TournamentOut:
     models = _models(s, body.models)
     tasks, spec = _tasks(s, body)
     tournament_id = create_tournament(s.pool, models, tasks, spec, body.settings.model_dump())
-    enqueue(s.queue, "arena.schedule", (tournament_id,), "control")
+    enqueue(s.queue, TaskName.SCHEDULE, (tournament_id,), Queue.CONTROL)
     return _get(s, tournament_id)
 
 
