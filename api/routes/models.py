@@ -15,6 +15,7 @@ from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.models import NAME, ModelCreate, ModelList, ModelOut, ModelUpdate
 from arena.players.key_env import KeyEnvRefused
+from arena.players.registry import ModelKind, spec_kind
 from arena.store import models as store
 
 router = APIRouter(prefix="/models", tags=["models"])
@@ -27,10 +28,9 @@ NamePath = Annotated[str, Path(pattern=NAME, description="the model's name")]
 
 def model_out(row: DictRow) -> ModelOut:
     spec: dict[str, Any] = row["spec"]
-    kind = spec.get("kind", "openai")
     return ModelOut(
         name=row["name"],
-        kind=kind,
+        kind=spec_kind(spec).value,
         base_url=spec.get("base_url"),
         model=spec.get("model"),
         has_api_key=bool(row["has_api_key"]),
@@ -132,7 +132,11 @@ async def create_model(
     # is written from the thread pool
     if body.api_key_env is not None:
         _allowed_key_env(s, body.api_key_env)
-    spec = {"name": body.name, "kind": "openai", **body.model_dump(include=set(_SPEC_FIELDS))}
+    spec = {
+        "name": body.name,
+        "kind": ModelKind.OPENAI.value,
+        **body.model_dump(include=set(_SPEC_FIELDS)),
+    }
     api_key = body.api_key.get_secret_value() if body.api_key else None
     sealed = _seal(s, api_key) if api_key else None
     if check:
@@ -185,7 +189,7 @@ async def update_model(
     row = await run_in_threadpool(_get, s.pool, name)
     given = body.model_dump(exclude_unset=True)
     spec: dict[str, Any] = dict(row["spec"])
-    if spec.get("kind") == "baseline":
+    if spec_kind(spec) is ModelKind.BASELINE:
         touched = sorted(set(given) & {*_SPEC_FIELDS, "api_key"})
         if touched:
             raise ApiError(
@@ -208,7 +212,7 @@ async def update_model(
             spec["api_key_env"] = None
     elif given.get("api_key_env"):
         changes["api_key_enc"] = None
-    if check and spec.get("kind") != "baseline":
+    if check and spec_kind(spec) is not ModelKind.BASELINE:
         key = body.api_key.get_secret_value() if body.api_key else None
         if key is None and "api_key" not in given and row["has_api_key"]:
             raise ApiError(

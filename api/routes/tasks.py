@@ -32,11 +32,10 @@ from api.schemas.tournaments import TaskSelection
 from arena.queues import Queue, TaskName, enqueue
 from arena.store import refusals as refusals_store
 from arena.store import tasks as store
-from arena.tasks.importer import import_lines
+from arena.tasks.importer import import_checked
 from arena.tasks.refusals import refusals_from
 from arena.tasks.report import LibraryTask, corpus_report, csv_text
 from arena.tasks.schema import Language
-from ci_runner.workspace import Workspaces
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 MAX_UPLOAD = 64 * 1024 * 1024
@@ -126,8 +125,8 @@ async def import_tasks(
     except UnicodeDecodeError as exc:
         raise ApiError(422, ["body", "file"], f"not UTF-8 text: {exc.reason}") from None
     lines = _lines(text, language)
-    workspaces = Workspaces.from_settings(s.ci_settings) if check else None
-    report = await run_in_threadpool(import_lines, lines, workspaces)
+    checked_in = s.ci_settings if check else None
+    report = await run_in_threadpool(import_checked, lines, checked_in)
     stored = await run_in_threadpool(store.upsert_tasks, s.pool, report.tasks)
     refused = refusals_from(lines, report.errors, file.filename, language)
     imported_ids = [t.instance_id for t in report.tasks]

@@ -120,12 +120,11 @@ def submit(
     models_file: ModelsFileOption = None,
 ) -> None:
     """Record a tournament in the store and enqueue it; prints its id."""
-    from arena.players.registry import load_models_file
+    from arena.players.registry import load_models_file, stored_spec
     from arena.store.tournaments import create_tournament
     from arena.tasks.sources import load_tasks
     from ci_runner import CISettings
     from ci_runner.workspace import Workspaces
-    from workers.services import stored_spec
 
     names = [n.strip() for n in models.split(",") if n.strip()]
     if len(names) < 2 or len(set(names)) != len(names):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -10,6 +11,7 @@ from psycopg.rows import DictRow
 from psycopg.types.json import Jsonb
 
 from arena.players.baselines import BASELINES
+from arena.players.registry import ModelKind
 from arena.store.pool import Pool
 
 # columns a caller may set beside the spec (names as stored)
@@ -37,6 +39,25 @@ class UnknownModel(LookupError):
     pass
 
 
+@dataclass(frozen=True)
+class PlayerRecord:
+    """What a worker needs to build a model's player: its spec and its sealed key, if any."""
+
+    spec: dict[str, Any]
+    api_key_enc: bytes | None
+
+
+def player_record(pool: Pool, name: str) -> PlayerRecord:
+    """Raises UnknownModel (a LookupError) for a name the store does not hold."""
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT spec, api_key_enc FROM models WHERE name = %s", (name,)
+        ).fetchone()
+    if row is None:
+        raise UnknownModel(f"no model {name!r} in the store")
+    return PlayerRecord(spec=row["spec"], api_key_enc=row["api_key_enc"])
+
+
 def ensure_baselines(pool: Pool) -> None:
     """The baselines exist from the start (oracle, partial, null)."""
     with pool.connection() as conn:
@@ -44,7 +65,7 @@ def ensure_baselines(pool: Pool) -> None:
             conn.execute(
                 "INSERT INTO models (name, spec, organization, open_weights)"
                 " VALUES (%s, %s, 'arena', true) ON CONFLICT (name) DO NOTHING",
-                (name, Jsonb({"kind": "baseline"})),
+                (name, Jsonb({"kind": ModelKind.BASELINE.value})),
             )
 
 
