@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from arena.players.base import Role
 from arena.queues import Queue
 from arena.store.matches import MatchState
+from arena.store.statuses import OPEN_MATCH
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def next_steps(match: MatchState) -> list[Step]:
     In a round the submitter answers, then the reviewer (who sees the patch), then the CI
     runs and the verdict; once both rounds are judged, the match is finished.
     """
-    if match.status not in ("queued", "running"):
+    if match.status not in OPEN_MATCH:
         return []
     if match.validation is None:
         return [prepare_step(match.task_id)]

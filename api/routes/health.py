@@ -11,14 +11,14 @@ from api.deps import ServicesDep
 from api.schemas.health import Check, Health, QueueCheck
 from arena.engine_status import engine_check
 from arena.queues import ENGINE_COMMAND, QUEUES
+from arena.store.pool import ping
 
 router = APIRouter(tags=["health"])
 
 
 def _postgres(s: ServicesDep) -> Check:
     try:
-        with s.pool.connection(timeout=2) as conn:
-            conn.execute("SELECT 1")
+        ping(s.pool, timeout_s=2)
     except Exception as exc:
         return Check(ok=False, reason=f"PostgreSQL does not answer: {type(exc).__name__}")
     return Check(ok=True)
