@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.ci import TaskCI
+from arena.ci import DirectoryCache, ResultCache, TaskCI
 from arena.match import Arena
-from arena.store.ci_runs import StoredCI
+from arena.store.ci_runs import StoredResults
 from arena.store.pool import Pool
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
@@ -26,9 +26,10 @@ def build_ci(settings: CISettings, pool: Pool | None = None) -> TaskCI:
     in the cache directory (the command line) or, given a pool, in the store (the service)."""
     runner = CIRunner(settings)
     images = ImageBuilder(runner.client, settings)
-    if pool is not None:
-        return StoredCI(runner, images, pool, settings.limits)
-    return TaskCI(runner, images, settings.cache_dir / "ci-results", settings.limits)
+    results: ResultCache = (
+        DirectoryCache(settings.cache_dir / "ci-results") if pool is None else StoredResults(pool)
+    )
+    return TaskCI(runner, images, results, settings.limits)
 
 
 def build_runtime(settings: CISettings) -> Runtime:
