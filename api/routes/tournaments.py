@@ -61,16 +61,16 @@ def _models(s: ServicesDep, names: list[str]) -> dict[str, dict[str, Any]]:
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ApiError(422, ["body", "models"], f"named twice: {', '.join(twice)}")
-    known = {r["name"]: r for r in list_models(s.pool, include_retired=True)}
+    known = {r.name: r for r in list_models(s.pool, include_retired=True)}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ApiError(
             422, ["body", "models"], f"unknown model(s): {', '.join(unknown)} (POST /api/models)"
         )
-    retired = [n for n in names if known[n]["retired_at"] is not None]
+    retired = [n for n in names if known[n].retired_at is not None]
     if retired:
         raise ApiError(422, ["body", "models"], f"retired model(s): {', '.join(retired)}")
-    return {n: dict(known[n]["spec"]) for n in names}
+    return {n: dict(known[n].spec) for n in names}
 
 
 def _tasks(s: ServicesDep, body: TournamentCreate) -> tuple[list[Task], str]:

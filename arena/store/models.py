@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import psycopg
@@ -11,7 +12,7 @@ from psycopg.rows import DictRow
 from psycopg.types.json import Jsonb
 
 from arena.players.baselines import BASELINES
-from arena.players.registry import ModelKind
+from arena.players.registry import ModelKind, spec_kind
 from arena.store.pool import Pool
 
 # columns a caller may set beside the spec (names as stored)
@@ -37,6 +38,33 @@ class DuplicateModel(ValueError):
 
 class UnknownModel(LookupError):
     pass
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """A registered model as the store holds it (never its key: only whether one is kept)."""
+
+    name: str
+    spec: dict[str, Any]
+    has_api_key: bool
+    organization: str | None
+    license: str | None
+    open_weights: bool | None
+    release_date: dt.date | None
+    knowledge_cutoff: dt.date | None
+    price_input: float | None
+    price_output: float | None
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    retired_at: dt.datetime | None
+
+    @property
+    def kind(self) -> ModelKind:
+        return spec_kind(self.spec)
+
+    @classmethod
+    def of(cls, row: DictRow) -> ModelRecord:
+        return cls(**{f.name: row[f.name] for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -75,7 +103,7 @@ def insert_model(
     spec: Mapping[str, Any],
     api_key_enc: bytes | None,
     meta: Mapping[str, Any],
-) -> DictRow:
+) -> ModelRecord:
     columns = ["name", "spec", "api_key_enc", *META_COLUMNS]
     values = [name, Jsonb(dict(spec)), api_key_enc, *(meta.get(c) for c in META_COLUMNS)]
     try:
@@ -92,19 +120,20 @@ def insert_model(
     return get_model(pool, name)
 
 
-def list_models(pool: Pool, include_retired: bool) -> list[DictRow]:
+def list_models(pool: Pool, include_retired: bool) -> list[ModelRecord]:
     with pool.connection() as conn:
-        return conn.execute(
+        rows = conn.execute(
             _SELECT + " WHERE %s OR retired_at IS NULL ORDER BY name", (include_retired,)
         ).fetchall()
+    return [ModelRecord.of(r) for r in rows]
 
 
-def get_model(pool: Pool, name: str) -> DictRow:
+def get_model(pool: Pool, name: str) -> ModelRecord:
     with pool.connection() as conn:
         row = conn.execute(_SELECT + " WHERE name = %s", (name,)).fetchone()
     if row is None:
         raise UnknownModel(f"no model {name!r}")
-    return row
+    return ModelRecord.of(row)
 
 
 def update_model(
@@ -112,7 +141,7 @@ def update_model(
     name: str,
     spec: Mapping[str, Any] | None,
     changes: Mapping[str, Any],
-) -> DictRow:
+) -> ModelRecord:
     """Set the given columns (META_COLUMNS and api_key_enc) and, if given, the spec."""
     sets = ["updated_at = now()"]
     values: list[Any] = []
@@ -131,7 +160,7 @@ def update_model(
     return get_model(pool, name)
 
 
-def retire_model(pool: Pool, name: str) -> DictRow:
+def retire_model(pool: Pool, name: str) -> ModelRecord:
     with pool.connection() as conn:
         conn.execute(
             "UPDATE models SET retired_at = coalesce(retired_at, now()) WHERE name = %s", (name,)
