@@ -15,10 +15,10 @@ from api.core.config import ApiSettings
 from api.deps import Services
 from api.endpoint_check import EndpointChecks
 from api.polls import SharedPolls
-from api.queue import producer
 from api.routes import health, leaderboard, matches, models, tasks, tournaments
 from api.streams import Streams
 from api.website import Website
+from arena.queues import producer
 from arena.scrub import KnownSecrets, scrubbed_logs
 from arena.store.models import ensure_baselines
 from arena.store.pool import open_pool

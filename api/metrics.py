@@ -33,7 +33,7 @@ from api.metrics_figures import (
     read_queue_depths,
     read_store,
 )
-from api.routes.health import QUEUES
+from arena.queues import QUEUES
 
 log = logging.getLogger(__name__)
 router = APIRouter()

@@ -4,8 +4,8 @@ A CI run is a pure function of (repo, commit, pipeline, image id, limits, diffs)
 once finished is never recomputed: validation, rounds and reruns share it. A timeout is re-run
 once before it counts (load can cause one) and is never cached; infrastructure faults (a
 sandbox stopped from outside, or by no one the engine can name) raise SandboxError and are
-never cached. The rule lives here once; where results are kept (a directory, a table) is
-the only thing a subclass changes.
+never cached. The rule lives here once; where results are kept is a ResultCache: a
+directory (DirectoryCache, the command line) or the store's table (arena.store.ci_runs).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import hashlib
 import json
 import threading
 from pathlib import Path
+from typing import Protocol
 
 from arena.tasks.requirements import added_requirements
 from arena.tasks.schema import Task
@@ -61,18 +62,56 @@ def environment_spec(task: Task) -> EnvironmentSpec:
     )
 
 
+class ResultCache(Protocol):
+    """Where finished CI results are kept, by run key: a directory, or the store's table.
+
+    What is kept, and when, is TaskCI's rule; a cache only stores, finds and forgets."""
+
+    def load(self, key: str) -> CIResult | None: ...
+
+    def keep(self, key: str, request: CIRequest, result: CIResult) -> None: ...
+
+    def drop(self, key: str) -> None: ...
+
+
+class DirectoryCache:
+    """Results as JSON files under a directory, one per key (the command line's cache)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def load(self, key: str) -> CIResult | None:
+        path = self._path(key)
+        return CIResult.model_validate_json(path.read_text()) if path.is_file() else None
+
+    def keep(self, key: str, request: CIRequest, result: CIResult) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
+        tmp.write_text(result.model_dump_json())
+        tmp.replace(path)
+
+    def drop(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
+
 class TaskCI:
     def __init__(
         self,
         runner: CIRunner,
         images: ImageBuilder,
-        cache_dir: Path | None,
+        results: ResultCache | Path | None,
         limits: Limits | None = None,
     ) -> None:
+        """`results`: where finished runs are kept (a path: a DirectoryCache there; None:
+        nowhere, every run runs)."""
         self._runner = runner
         self._images = images
         self._environments = EnvironmentBuilder(images)
-        self._cache_dir = cache_dir
+        self._results = DirectoryCache(results) if isinstance(results, Path) else results
         self._limits = limits or Limits()
         self._image_tags: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -114,42 +153,21 @@ class TaskCI:
         Raises SandboxError for an infrastructure fault, before anything is kept."""
         request = self.request_for(task, diffs)
         key = None
-        if self._keeps_results():
+        if self._results is not None:
             key = run_key(request, self._images.image_id(request.image), replica)
-            kept = self._load(key)
+            kept = self._results.load(key)
             if kept is not None:
                 return kept
         result = self._runner.run(request)
         if result.status is CIStatus.TIMEOUT:
             result = self._runner.run(request)
-        if key is not None and cacheable(result):
-            self._keep(key, request, result)
+        if key is not None and self._results is not None and cacheable(result):
+            self._results.keep(key, request, result)
         return result
-
-    def _keeps_results(self) -> bool:
-        return self._cache_dir is not None
-
-    def _path(self, key: str) -> Path:
-        assert self._cache_dir is not None
-        return self._cache_dir / key[:2] / f"{key}.json"
-
-    def _load(self, key: str) -> CIResult | None:
-        path = self._path(key)
-        return CIResult.model_validate_json(path.read_text()) if path.is_file() else None
-
-    def _keep(self, key: str, request: CIRequest, result: CIResult) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
-        tmp.write_text(result.model_dump_json())
-        tmp.replace(path)
-
-    def _drop(self, key: str) -> None:
-        self._path(key).unlink(missing_ok=True)
 
     def forget(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> None:
         """Drop a kept result the engine found wrong (a failed reference run): the next run
         of the same tree runs again."""
-        if self._keeps_results():
+        if self._results is not None:
             request = self.request_for(task, diffs)
-            self._drop(run_key(request, self._images.image_id(request.image), replica))
+            self._results.drop(run_key(request, self._images.image_id(request.image), replica))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.ci import TaskCI
+from arena.ci import DirectoryCache, ResultCache, TaskCI
 from arena.match import Arena
+from arena.store.ci_runs import StoredResults
+from arena.store.pool import Pool
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
@@ -19,15 +21,20 @@ class Runtime:
     arena: Arena
 
 
-def build_runtime(settings: CISettings) -> Runtime:
+def build_ci(settings: CISettings, pool: Pool | None = None) -> TaskCI:
+    """The CI service of both drivers, with the settings' limits (ARENA_LIMITS): results kept
+    in the cache directory (the command line) or, given a pool, in the store (the service)."""
     runner = CIRunner(settings)
-    workspaces = Workspaces.from_settings(settings)
-    ci = TaskCI(
-        runner,
-        ImageBuilder(runner.client, settings),
-        settings.cache_dir / "ci-results",
-        settings.limits,
+    images = ImageBuilder(runner.client, settings)
+    results: ResultCache = (
+        DirectoryCache(settings.cache_dir / "ci-results") if pool is None else StoredResults(pool)
     )
+    return TaskCI(runner, images, results, settings.limits)
+
+
+def build_runtime(settings: CISettings) -> Runtime:
+    workspaces = Workspaces.from_settings(settings)
+    ci = build_ci(settings)
     arena = Arena(
         ci, workspaces, settings.cache_dir / "retrieval", max_legs_tried=settings.max_legs_tried
     )

@@ -1,1 +1,2 @@
-"""Celery workers: tournaments, matches, model calls and CI runs as retryable tasks (to come)."""
+"""Celery workers, the service's driver of the engine: tournaments, matches, model calls and CI
+runs as idempotent steps on the control, llm and ci queues, their state in PostgreSQL."""

@@ -9,24 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import docker
 from celery.worker.control import inspect_command
 
-from ci_runner.engine import ENGINE_ERRORS
+from arena.engine_status import engine_check
+from arena.queues import ENGINE_COMMAND, Queue
 
-ENGINE_COMMAND = "engine"
-
-
-def engine_check() -> dict[str, Any]:
-    """Ping the engine this process would run sandboxes on."""
-    try:
-        docker.from_env(timeout=3).ping()
-    except ENGINE_ERRORS as exc:
-        return {"ok": False, "reason": f"no Docker engine answers: {type(exc).__name__}: {exc}"}
-    return {"ok": True, "reason": None}
+__all__ = ["ENGINE_COMMAND", "engine", "engine_check"]
 
 
 @inspect_command(name=ENGINE_COMMAND)  # type: ignore[untyped-decorator]
 def engine(state: Any) -> dict[str, Any] | None:
     queues = {q.name for q in state.consumer.task_consumer.queues}
-    return engine_check() if "ci" in queues else None
+    return engine_check() if Queue.CI.value in queues else None

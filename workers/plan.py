@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from arena.players.base import Role
+from arena.queues import Queue
 from arena.store.matches import MatchState
-
-
-class Queue(StrEnum):
-    CONTROL = "control"  # schedule, finish a match, ratings
-    LLM = "llm"  # one model call
-    CI = "ci"  # one sandbox run (validation, a round's runs)
+from arena.store.statuses import OPEN_MATCH
 
 
 @dataclass(frozen=True)
@@ -41,7 +36,7 @@ def next_steps(match: MatchState) -> list[Step]:
     In a round the submitter answers, then the reviewer (who sees the patch), then the CI
     runs and the verdict; once both rounds are judged, the match is finished.
     """
-    if match.status not in ("queued", "running"):
+    if match.status not in OPEN_MATCH:
         return []
     if match.validation is None:
         return [prepare_step(match.task_id)]

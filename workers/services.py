@@ -7,44 +7,25 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import redis
 
+from arena.ci import TaskCI
 from arena.match import Arena, PreparedTask, role_contexts
 from arena.players.base import Player, Role, TaskContext
-from arena.players.baselines import BASELINES
 from arena.players.openai import OpenAIModel, OpenAIPlayer
-from arena.players.registry import ModelSpec, ReplayModel, build_player
+from arena.players.registry import build_player, model_spec
+from arena.runtime import build_ci
 from arena.scrub import KnownSecrets
-from arena.store.ci_runs import StoredCI
 from arena.store.matches import load_task
+from arena.store.models import player_record
 from arena.store.pool import Pool, open_pool
 from arena.store.secrets import KeyBox, SecretKeyError
 from arena.store.settings import ServiceSettings
-from ci_runner import CIRunner, CISettings
-from ci_runner.images import ImageBuilder
+from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
 from workers.slots import ModelSlots
-
-
-def model_spec(name: str, spec: dict[str, Any]) -> ModelSpec | None:
-    """The stored spec of a model; None for a baseline."""
-    kind = spec.get("kind", "openai")
-    if kind == "baseline":
-        return None
-    return (
-        ReplayModel.model_validate(spec) if kind == "replay" else OpenAIModel.model_validate(spec)
-    )
-
-
-def stored_spec(name: str, spec: ModelSpec | None) -> dict[str, Any]:
-    if spec is None:
-        if name not in BASELINES:
-            raise ValueError(f"unknown model {name!r}")
-        return {"kind": "baseline"}
-    return spec.model_dump(mode="json")
-
 
 DEFAULT_BUDGET = 6000  # retrieved context per prompt, unless the tournament's settings say
 
@@ -77,9 +58,8 @@ class Services:
         return Workspaces.from_settings(self.ci_settings)
 
     @functools.cached_property
-    def ci(self) -> StoredCI:
-        runner = CIRunner(self.ci_settings)
-        return StoredCI(runner, ImageBuilder(runner.client, self.ci_settings), self.pool)
+    def ci(self) -> TaskCI:
+        return build_ci(self.ci_settings, self.pool)
 
     @functools.cached_property
     def arena(self) -> Arena:
@@ -89,19 +69,14 @@ class Services:
         """The player and its concurrency limit across workers (None: unlimited)."""
         with self._lock:
             if name not in self._players:
-                with self.pool.connection() as conn:
-                    row = conn.execute(
-                        "SELECT spec, api_key_enc FROM models WHERE name = %s", (name,)
-                    ).fetchone()
-                if row is None:
-                    raise LookupError(f"no model {name!r} in the store")
-                spec = model_spec(name, row["spec"])
+                row = player_record(self.pool, name)
+                spec = model_spec(name, row.spec)
                 limit = spec.max_concurrency if isinstance(spec, OpenAIModel) else None
                 models = {} if spec is None else {name: spec}
                 player: Player
                 cap = self.settings.max_answer_bytes
-                if isinstance(spec, OpenAIModel) and row["api_key_enc"] is not None:
-                    key = self._key_box().open(row["api_key_enc"])
+                if isinstance(spec, OpenAIModel) and row.api_key_enc is not None:
+                    key = self._key_box().open(row.api_key_enc)
                     player = OpenAIPlayer(spec, key, max_answer_bytes=cap, secrets=self.secrets)
                 else:  # a key from the environment: only a variable the rule allows
                     rule = self.settings.key_env_rule()

@@ -15,6 +15,7 @@ from celery import Task as CeleryTask
 from arena.faults import Fault, FaultComponent, fault_of
 from arena.match import RoundRecord, match_outcome
 from arena.players.base import Answer, Player, Role, TaskContext
+from arena.queues import Queue, TaskName
 from arena.store.matches import (
     end_match,
     load_match,
@@ -44,13 +45,18 @@ from arena.store.tournaments import (
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.validation import choose_leg
 from workers.app import app
-from workers.plan import Queue, Step, next_steps, prepare_step
+from workers.plan import Step, next_steps, prepare_step
 from workers.ratings import refresh_boards, refresh_window
 from workers.services import Services, services
 
 
 def send(step: Step, countdown: float | None = None) -> None:
-    app.send_task(f"arena.{step.name}", args=step.args, queue=step.queue.value, countdown=countdown)
+    app.send_task(
+        TaskName(f"arena.{step.name}").value,
+        args=step.args,
+        queue=step.queue.value,
+        countdown=countdown,
+    )
 
 
 def advance(s: Services, match_id: int) -> None:
@@ -135,7 +141,7 @@ def run_step(
     return True
 
 
-@app.task(bind=True, name="arena.prepare", queue=Queue.CI.value)
+@app.task(bind=True, name=TaskName.PREPARE.value, queue=Queue.CI.value)
 def prepare(self: CeleryTask, task_id: int) -> None:
     """Validation once per task fingerprint, and the gold run every round compares with."""
     s = services()
@@ -176,7 +182,7 @@ class StoredAnswers(Player):
         return self._tests
 
 
-@app.task(bind=True, name="arena.answer", queue=Queue.LLM.value)
+@app.task(bind=True, name=TaskName.ANSWER.value, queue=Queue.LLM.value)
 def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
     """One model call: the submitter's patch, or the reviewer's tests against that patch."""
     s = services()
@@ -219,7 +225,7 @@ def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
         advance(s, match_id)
 
 
-@app.task(bind=True, name="arena.round", queue=Queue.CI.value)
+@app.task(bind=True, name=TaskName.ROUND.value, queue=Queue.CI.value)
 def play_round(self: CeleryTask, match_id: int, idx: int) -> None:
     """The round's CI runs (each stored by content) and its verdict, by the engine's own rules."""
     s = services()
@@ -240,7 +246,7 @@ def play_round(self: CeleryTask, match_id: int, idx: int) -> None:
         advance(s, match_id)
 
 
-@app.task(bind=True, name="arena.finish", queue=Queue.CONTROL.value)
+@app.task(bind=True, name=TaskName.FINISH.value, queue=Queue.CONTROL.value)
 def finish(self: CeleryTask, match_id: int) -> None:
     """The match's score and result from its two judged rounds (or skipped: invalid task)."""
     s = services()
@@ -278,7 +284,7 @@ def _after_match(s: Services, match_id: int) -> None:
         send(Step("ratings", (tournament_id,), Queue.CONTROL), s.settings.ratings_debounce_s)
 
 
-@app.task(name="arena.ratings", queue=Queue.CONTROL.value)
+@app.task(name=TaskName.RATINGS.value, queue=Queue.CONTROL.value)
 def ratings(tournament_id: int) -> None:
     """Snapshots of the tournament's leaderboards (and everyone's), then done if it is over."""
     s = services()
@@ -289,7 +295,7 @@ def ratings(tournament_id: int) -> None:
         complete_tournament(s.pool, tournament_id)
 
 
-@app.task(name="arena.window_ratings", queue=Queue.CONTROL.value)
+@app.task(name=TaskName.WINDOW_RATINGS.value, queue=Queue.CONTROL.value)
 def window_ratings(tournament_id: int, window: str) -> None:
     """The boards over tasks opened after each model's knowledge cutoff (`cutoff`) or after a
     day (contamination views), asked for by the API; 0 stands for all tournaments."""
@@ -306,7 +312,7 @@ def reconcile_once(s: Services) -> None:
             send(Step("ratings", (tournament_id,), Queue.CONTROL))
 
 
-@app.task(name="arena.schedule", queue=Queue.CONTROL.value)
+@app.task(name=TaskName.SCHEDULE.value, queue=Queue.CONTROL.value)
 def schedule(tournament_id: int) -> None:
     """Start every match of a new tournament (the first steps of each)."""
     s = services()

@@ -9,16 +9,16 @@ from fastapi import APIRouter, Response
 
 from api.deps import ServicesDep
 from api.schemas.health import Check, Health, QueueCheck
-from workers.engine_status import ENGINE_COMMAND, engine_check
+from arena.engine_status import engine_check
+from arena.queues import ENGINE_COMMAND, QUEUES
+from arena.store.pool import ping
 
 router = APIRouter(tags=["health"])
-QUEUES = ("control", "llm", "ci")
 
 
 def _postgres(s: ServicesDep) -> Check:
     try:
-        with s.pool.connection(timeout=2) as conn:
-            conn.execute("SELECT 1")
+        ping(s.pool, timeout_s=2)
     except Exception as exc:
         return Check(ok=False, reason=f"PostgreSQL does not answer: {type(exc).__name__}")
     return Check(ok=True)
@@ -53,7 +53,7 @@ def _docker(s: ServicesDep, broker_up: bool) -> Check:
 
 
 def _queues(s: ServicesDep, broker_up: bool) -> dict[str, QueueCheck]:
-    seen: dict[str, list[str]] = {q: [] for q in QUEUES}
+    seen: dict[str, list[str]] = {q.value: [] for q in QUEUES}
     if broker_up:
         try:
             replies = s.queue.control.inspect(timeout=1.0).active_queues() or {}

@@ -16,10 +16,10 @@ from psycopg.rows import DictRow
 
 from api.deps import PoolDep, Services, ServicesDep
 from api.errors import ApiError
-from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix
 from api.schemas.tasks import Kind
+from arena.queues import Queue, TaskName, enqueue
 from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
 from arena.ratings.matrices import head_to_head
 from arena.ratings.scopes import CUTOFF, after_window, cutoff_window
@@ -84,7 +84,7 @@ def _windowed(
         return found
     s.refresh_requests.get(
         (tournament, window, newest),
-        lambda: enqueue(s.queue, "arena.window_ratings", (tournament or 0, ask), "control"),
+        lambda: enqueue(s.queue, TaskName.WINDOW_RATINGS, (tournament or 0, ask), Queue.CONTROL),
     )
     if found.snapshot is not None or ask != CUTOFF:
         return _Found(found.snapshot, found.rows, False)

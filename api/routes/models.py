@@ -6,7 +6,6 @@ from typing import Annotated, Any
 
 import httpx
 from fastapi import APIRouter, Path, Query, status
-from psycopg.rows import DictRow
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import Admin, PoolDep, Services, ServicesDep
@@ -15,6 +14,7 @@ from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.models import NAME, ModelCreate, ModelList, ModelOut, ModelUpdate
 from arena.players.key_env import KeyEnvRefused
+from arena.players.registry import ModelKind, spec_kind
 from arena.store import models as store
 
 router = APIRouter(prefix="/models", tags=["models"])
@@ -25,31 +25,30 @@ _PRICES = {"price_input_per_mtok": "price_input", "price_output_per_mtok": "pric
 NamePath = Annotated[str, Path(pattern=NAME, description="the model's name")]
 
 
-def model_out(row: DictRow) -> ModelOut:
-    spec: dict[str, Any] = row["spec"]
-    kind = spec.get("kind", "openai")
+def model_out(row: store.ModelRecord) -> ModelOut:
+    spec = row.spec
     return ModelOut(
-        name=row["name"],
-        kind=kind,
+        name=row.name,
+        kind=row.kind.value,
         base_url=spec.get("base_url"),
         model=spec.get("model"),
-        has_api_key=bool(row["has_api_key"]),
+        has_api_key=row.has_api_key,
         api_key_env=spec.get("api_key_env"),
         temperature=spec.get("temperature"),
         max_tokens=spec.get("max_tokens"),
         timeout_s=spec.get("timeout_s"),
         max_concurrency=spec.get("max_concurrency"),
-        organization=row["organization"],
-        license=row["license"],
-        open_weights=row["open_weights"],
-        release_date=row["release_date"],
-        knowledge_cutoff=row["knowledge_cutoff"],
-        price_input_per_mtok=row["price_input"],
-        price_output_per_mtok=row["price_output"],
-        retired=row["retired_at"] is not None,
-        retired_at=row["retired_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
+        organization=row.organization,
+        license=row.license,
+        open_weights=row.open_weights,
+        release_date=row.release_date,
+        knowledge_cutoff=row.knowledge_cutoff,
+        price_input_per_mtok=row.price_input,
+        price_output_per_mtok=row.price_output,
+        retired=row.retired_at is not None,
+        retired_at=row.retired_at,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
     )
 
 
@@ -88,7 +87,7 @@ def _origin(url: str | None) -> str | None:
         return None
 
 
-def _refuse_moving_the_key(name: str, row: DictRow, given: dict[str, Any]) -> None:
+def _refuse_moving_the_key(name: str, row: store.ModelRecord, given: dict[str, Any]) -> None:
     """A PATCH that moves base_url to another scheme, host or port must give the key again
     (api_key, or api_key_env, or remove it): a key given for one host is never sent to another
     on the strength of the admin token alone."""
@@ -96,16 +95,16 @@ def _refuse_moving_the_key(name: str, row: DictRow, given: dict[str, Any]) -> No
     if new is None:
         return
     where = _origin(new)
-    if where is not None and where == _origin(row["spec"].get("base_url")):
+    if where is not None and where == _origin(row.spec.get("base_url")):
         return
-    keeps_stored = row["has_api_key"] and "api_key" not in given and not given.get("api_key_env")
+    keeps_stored = row.has_api_key and "api_key" not in given and not given.get("api_key_env")
     keeps_env = (
-        bool(row["spec"].get("api_key_env"))
+        bool(row.spec.get("api_key_env"))
         and "api_key_env" not in given
         and given.get("api_key") is None
     )
     if keeps_stored or keeps_env:
-        kept = "stored api_key" if keeps_stored else f"key from {row['spec']['api_key_env']}"
+        kept = "stored api_key" if keeps_stored else f"key from {row.spec['api_key_env']}"
         raise ApiError(
             422,
             ["body", "base_url"],
@@ -132,7 +131,11 @@ async def create_model(
     # is written from the thread pool
     if body.api_key_env is not None:
         _allowed_key_env(s, body.api_key_env)
-    spec = {"name": body.name, "kind": "openai", **body.model_dump(include=set(_SPEC_FIELDS))}
+    spec = {
+        "name": body.name,
+        "kind": ModelKind.OPENAI.value,
+        **body.model_dump(include=set(_SPEC_FIELDS)),
+    }
     api_key = body.api_key.get_secret_value() if body.api_key else None
     sealed = _seal(s, api_key) if api_key else None
     if check:
@@ -156,7 +159,7 @@ def list_models(
     return ModelList(models=[model_out(r) for r in store.list_models(pool, include_retired)])
 
 
-def _get(pool: PoolDep, name: str) -> DictRow:
+def _get(pool: PoolDep, name: str) -> store.ModelRecord:
     try:
         return store.get_model(pool, name)
     except store.UnknownModel as exc:
@@ -184,8 +187,8 @@ async def update_model(
     # async as create_model is: the store is read and written from the thread pool
     row = await run_in_threadpool(_get, s.pool, name)
     given = body.model_dump(exclude_unset=True)
-    spec: dict[str, Any] = dict(row["spec"])
-    if spec.get("kind") == "baseline":
+    spec: dict[str, Any] = dict(row.spec)
+    if row.kind is ModelKind.BASELINE:
         touched = sorted(set(given) & {*_SPEC_FIELDS, "api_key"})
         if touched:
             raise ApiError(
@@ -208,14 +211,14 @@ async def update_model(
             spec["api_key_env"] = None
     elif given.get("api_key_env"):
         changes["api_key_enc"] = None
-    if check and spec.get("kind") != "baseline":
+    if check and spec_kind(spec) is not ModelKind.BASELINE:
         key = body.api_key.get_secret_value() if body.api_key else None
-        if key is None and "api_key" not in given and row["has_api_key"]:
+        if key is None and "api_key" not in given and row.has_api_key:
             raise ApiError(
                 422, ["query", "check"], "give api_key again to check an endpoint with a stored key"
             )
         await s.checks.check(spec, key)
-    changed = spec if spec != row["spec"] else None
+    changed = spec if spec != row.spec else None
     return model_out(await run_in_threadpool(store.update_model, s.pool, name, changed, changes))
 
 

@@ -12,7 +12,6 @@ from psycopg.rows import DictRow
 
 from api.deps import Admin, IsAdmin, PoolDep, ServicesDep
 from api.errors import ApiError, not_found
-from api.queue import enqueue
 from api.schemas.common import error_responses
 from api.schemas.tasks import (
     CorpusReportOut,
@@ -30,13 +29,13 @@ from api.schemas.tasks import (
     Validity,
 )
 from api.schemas.tournaments import TaskSelection
+from arena.queues import Queue, TaskName, enqueue
 from arena.store import refusals as refusals_store
 from arena.store import tasks as store
-from arena.tasks.importer import import_lines
+from arena.tasks.importer import import_checked
 from arena.tasks.refusals import refusals_from
 from arena.tasks.report import LibraryTask, corpus_report, csv_text
 from arena.tasks.schema import Language
-from ci_runner.workspace import Workspaces
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 MAX_UPLOAD = 64 * 1024 * 1024
@@ -126,8 +125,8 @@ async def import_tasks(
     except UnicodeDecodeError as exc:
         raise ApiError(422, ["body", "file"], f"not UTF-8 text: {exc.reason}") from None
     lines = _lines(text, language)
-    workspaces = Workspaces.from_settings(s.ci_settings) if check else None
-    report = await run_in_threadpool(import_lines, lines, workspaces)
+    checked_in = s.ci_settings if check else None
+    report = await run_in_threadpool(import_checked, lines, checked_in)
     stored = await run_in_threadpool(store.upsert_tasks, s.pool, report.tasks)
     refused = refusals_from(lines, report.errors, file.filename, language)
     imported_ids = [t.instance_id for t in report.tasks]
@@ -258,7 +257,7 @@ def validate_task(instance_id: InstancePath, s: ServicesDep) -> ValidationQueued
     row = _get(s.pool, instance_id)
     validity = _validity(row)
     if validity == "unvalidated":
-        enqueue(s.queue, "arena.prepare", (int(row["id"]),), "ci")
+        enqueue(s.queue, TaskName.PREPARE, (int(row["id"]),), Queue.CI)
     return ValidationQueued(
         instance_id=instance_id,
         status="queued" if validity == "unvalidated" else "done",

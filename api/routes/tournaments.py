@@ -15,7 +15,6 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import Admin, PoolDep, ServicesDep
 from api.errors import ApiError, not_found
-from api.queue import enqueue
 from api.routes.tasks import selection_filter
 from api.schemas.common import error_responses
 from api.schemas.tournaments import (
@@ -28,6 +27,7 @@ from api.schemas.tournaments import (
     TournamentSettings,
 )
 from arena.faults import models_at_fault
+from arena.queues import Queue, TaskName, enqueue
 from arena.store import tasks as task_store
 from arena.store.evidence import get_tournament, list_tournaments
 from arena.store.models import list_models
@@ -61,16 +61,16 @@ def _models(s: ServicesDep, names: list[str]) -> dict[str, dict[str, Any]]:
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ApiError(422, ["body", "models"], f"named twice: {', '.join(twice)}")
-    known = {r["name"]: r for r in list_models(s.pool, include_retired=True)}
+    known = {r.name: r for r in list_models(s.pool, include_retired=True)}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ApiError(
             422, ["body", "models"], f"unknown model(s): {', '.join(unknown)} (POST /api/models)"
         )
-    retired = [n for n in names if known[n]["retired_at"] is not None]
+    retired = [n for n in names if known[n].retired_at is not None]
     if retired:
         raise ApiError(422, ["body", "models"], f"retired model(s): {', '.join(retired)}")
-    return {n: dict(known[n]["spec"]) for n in names}
+    return {n: dict(known[n].spec) for n in names}
 
 
 def _tasks(s: ServicesDep, body: TournamentCreate) -> tuple[list[Task], str]:
@@ -106,7 +106,7 @@ def create(body: TournamentCreate, s: ServicesDep) -> TournamentOut:
     models = _models(s, body.models)
     tasks, spec = _tasks(s, body)
     tournament_id = create_tournament(s.pool, models, tasks, spec, body.settings.model_dump())
-    enqueue(s.queue, "arena.schedule", (tournament_id,), "control")
+    enqueue(s.queue, TaskName.SCHEDULE, (tournament_id,), Queue.CONTROL)
     return _get(s, tournament_id)
 
 

@@ -68,7 +68,9 @@ def worker(
     from arena.store.migrate import migrate as apply
 
     wanted = [q.strip() for q in queues.split(",") if q.strip()]
-    unknown = sorted(set(wanted) - {"control", "llm", "ci"})
+    from arena.queues import Queue
+
+    unknown = sorted(set(wanted) - {q.value for q in Queue})
     if unknown or not wanted:
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
     apply(_settings().database_url)
@@ -76,7 +78,7 @@ def worker(
     from ci_runner import CISettings
 
     commit_demo_repos(CISettings().cache_dir)
-    if "ci" in wanted:  # sandboxes of a CI worker that was killed on this host
+    if Queue.CI.value in wanted:  # sandboxes of a CI worker that was killed on this host
         from docker.errors import DockerException
 
         from ci_runner import CIRunner
@@ -118,12 +120,11 @@ def submit(
     models_file: ModelsFileOption = None,
 ) -> None:
     """Record a tournament in the store and enqueue it; prints its id."""
-    from arena.players.registry import load_models_file
+    from arena.players.registry import load_models_file, stored_spec
     from arena.store.tournaments import create_tournament
     from arena.tasks.sources import load_tasks
     from ci_runner import CISettings
     from ci_runner.workspace import Workspaces
-    from workers.services import stored_spec
 
     names = [n.strip() for n in models.split(",") if n.strip()]
     if len(names) < 2 or len(set(names)) != len(names):
@@ -142,9 +143,10 @@ def submit(
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
     pool = _pool()
     tournament_id = create_tournament(pool, stored, found, tasks)
-    from workers.app import app
+    from arena.queues import Queue, TaskName, celery_app
 
-    app.send_task("arena.schedule", args=(tournament_id,), queue="control")
+    app = celery_app(_settings())  # the workers' configuration: a publish waits for the broker
+    app.send_task(TaskName.SCHEDULE.value, args=(tournament_id,), queue=Queue.CONTROL.value)
     print(tournament_id)
 
 

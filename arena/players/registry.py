@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,15 @@ from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 from arena.tasks.schema import describe_validation_error
 
 
+class ModelKind(StrEnum):
+    """What plays under a model's name: an OpenAI-compatible endpoint, recorded answers, or
+    one of the baselines (stored as a spec of its kind only)."""
+
+    OPENAI = "openai"
+    REPLAY = "replay"
+    BASELINE = "baseline"
+
+
 class ModelsFileError(ValueError):
     """The models file is unreadable or a model in it is malformed."""
 
@@ -38,6 +48,30 @@ class ReplayModel(BaseModel):
 
 
 ModelSpec = OpenAIModel | ReplayModel
+
+
+def spec_kind(spec: Mapping[str, Any]) -> ModelKind:
+    """The kind of a stored or written spec: an endpoint when it names none."""
+    return ModelKind(spec.get("kind", ModelKind.OPENAI.value))
+
+
+def model_spec(name: str, spec: Mapping[str, Any]) -> ModelSpec | None:
+    """The stored spec of a model; None for a baseline."""
+    kind = spec_kind(spec)
+    if kind is ModelKind.BASELINE:
+        return None
+    if kind is ModelKind.REPLAY:
+        return ReplayModel.model_validate(spec)
+    return OpenAIModel.model_validate(spec)
+
+
+def stored_spec(name: str, spec: ModelSpec | None) -> dict[str, Any]:
+    """What the store keeps of a model: its spec, or only its kind for a baseline."""
+    if spec is None:
+        if name not in BASELINES:
+            raise ValueError(f"unknown model {name!r}")
+        return {"kind": ModelKind.BASELINE.value}
+    return spec.model_dump(mode="json")
 
 
 def load_models_file(path: Path) -> dict[str, ModelSpec]:
@@ -56,15 +90,15 @@ def load_models_file(path: Path) -> dict[str, ModelSpec]:
     for number, entry in enumerate(entries, start=1):
         if not isinstance(entry, dict):
             raise ModelsFileError(f"{path}: model #{number} is not a table")
-        kind = entry.get("kind", "openai")
-        if kind not in ("openai", "replay"):
+        kind = entry.get("kind", ModelKind.OPENAI.value)
+        if kind not in (ModelKind.OPENAI.value, ModelKind.REPLAY.value):
             raise ModelsFileError(
                 f"{path}: model #{number}: kind must be openai or replay, not {kind!r}"
             )
         try:
             spec: ModelSpec = (
                 ReplayModel.model_validate(entry)
-                if kind == "replay"
+                if kind == ModelKind.REPLAY.value
                 else OpenAIModel.model_validate(entry)
             )
         except ValidationError as exc:

@@ -4,35 +4,26 @@ from __future__ import annotations
 
 from psycopg.types.json import Jsonb
 
-from arena.ci import TaskCI, run_key
+from arena.ci import run_key
 from arena.store.pool import Pool
-from ci_runner import CIRequest, CIResult, CIRunner
-from ci_runner.images import ImageBuilder
+from ci_runner import CIRequest, CIResult
 
-__all__ = ["StoredCI", "run_key"]
+__all__ = ["StoredResults", "run_key"]
 
 
-class StoredCI(TaskCI):
-    """A TaskCI whose cache is the `ci_runs` table instead of a local directory.
+class StoredResults:
+    """The `ci_runs` table as TaskCI's ResultCache (arena.ci): a finished run is never repeated
+    by any worker on any host. What is kept, and when, is TaskCI's rule; this only stores."""
 
-    A finished run is never repeated by any worker on any host. What is kept, and when, is
-    TaskCI's rule (a timeout is re-run once and never stored, infrastructure faults raise);
-    only where it is kept differs.
-    """
-
-    def __init__(self, runner: CIRunner, images: ImageBuilder, pool: Pool) -> None:
-        super().__init__(runner, images, None)
+    def __init__(self, pool: Pool) -> None:
         self._pool = pool
 
-    def _keeps_results(self) -> bool:
-        return True
-
-    def _load(self, key: str) -> CIResult | None:
+    def load(self, key: str) -> CIResult | None:
         with self._pool.connection() as conn:
             row = conn.execute("SELECT result FROM ci_runs WHERE key = %s", (key,)).fetchone()
         return None if row is None else CIResult.model_validate(row["result"])
 
-    def _keep(self, key: str, request: CIRequest, result: CIResult) -> None:
+    def keep(self, key: str, request: CIRequest, result: CIResult) -> None:
         with self._pool.connection() as conn:
             conn.execute(
                 "INSERT INTO ci_runs (key, request, result, status, duration_s)"
@@ -46,6 +37,6 @@ class StoredCI(TaskCI):
                 ),
             )
 
-    def _drop(self, key: str) -> None:
+    def drop(self, key: str) -> None:
         with self._pool.connection() as conn:
             conn.execute("DELETE FROM ci_runs WHERE key = %s", (key,))

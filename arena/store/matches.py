@@ -11,6 +11,7 @@ from arena.faults import Fault
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.store.pool import Pool
+from arena.store.statuses import MatchStatus
 from arena.tasks.schema import Task, Validation
 
 
@@ -30,7 +31,7 @@ class MatchState:
     task_id: int
     a: str
     b: str
-    status: str
+    status: MatchStatus
     validation: Validation | None
     rounds: tuple[RoundState, ...]
 
@@ -87,7 +88,7 @@ def load_match(pool: Pool, match_id: int) -> MatchState:
         task_id=row["task_id"],
         a=row["a"],
         b=row["b"],
-        status=row["status"],
+        status=MatchStatus(row["status"]),
         validation=None
         if row["validation"] is None
         else Validation.model_validate(row["validation"]),

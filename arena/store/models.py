@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 import psycopg
@@ -10,6 +12,7 @@ from psycopg.rows import DictRow
 from psycopg.types.json import Jsonb
 
 from arena.players.baselines import BASELINES
+from arena.players.registry import ModelKind, spec_kind
 from arena.store.pool import Pool
 
 # columns a caller may set beside the spec (names as stored)
@@ -37,6 +40,52 @@ class UnknownModel(LookupError):
     pass
 
 
+@dataclass(frozen=True)
+class ModelRecord:
+    """A registered model as the store holds it (never its key: only whether one is kept)."""
+
+    name: str
+    spec: dict[str, Any]
+    has_api_key: bool
+    organization: str | None
+    license: str | None
+    open_weights: bool | None
+    release_date: dt.date | None
+    knowledge_cutoff: dt.date | None
+    price_input: float | None
+    price_output: float | None
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    retired_at: dt.datetime | None
+
+    @property
+    def kind(self) -> ModelKind:
+        return spec_kind(self.spec)
+
+    @classmethod
+    def of(cls, row: DictRow) -> ModelRecord:
+        return cls(**{f.name: row[f.name] for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """What a worker needs to build a model's player: its spec and its sealed key, if any."""
+
+    spec: dict[str, Any]
+    api_key_enc: bytes | None
+
+
+def player_record(pool: Pool, name: str) -> PlayerRecord:
+    """Raises UnknownModel (a LookupError) for a name the store does not hold."""
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT spec, api_key_enc FROM models WHERE name = %s", (name,)
+        ).fetchone()
+    if row is None:
+        raise UnknownModel(f"no model {name!r} in the store")
+    return PlayerRecord(spec=row["spec"], api_key_enc=row["api_key_enc"])
+
+
 def ensure_baselines(pool: Pool) -> None:
     """The baselines exist from the start (oracle, partial, null)."""
     with pool.connection() as conn:
@@ -44,7 +93,7 @@ def ensure_baselines(pool: Pool) -> None:
             conn.execute(
                 "INSERT INTO models (name, spec, organization, open_weights)"
                 " VALUES (%s, %s, 'arena', true) ON CONFLICT (name) DO NOTHING",
-                (name, Jsonb({"kind": "baseline"})),
+                (name, Jsonb({"kind": ModelKind.BASELINE.value})),
             )
 
 
@@ -54,7 +103,7 @@ def insert_model(
     spec: Mapping[str, Any],
     api_key_enc: bytes | None,
     meta: Mapping[str, Any],
-) -> DictRow:
+) -> ModelRecord:
     columns = ["name", "spec", "api_key_enc", *META_COLUMNS]
     values = [name, Jsonb(dict(spec)), api_key_enc, *(meta.get(c) for c in META_COLUMNS)]
     try:
@@ -71,19 +120,20 @@ def insert_model(
     return get_model(pool, name)
 
 
-def list_models(pool: Pool, include_retired: bool) -> list[DictRow]:
+def list_models(pool: Pool, include_retired: bool) -> list[ModelRecord]:
     with pool.connection() as conn:
-        return conn.execute(
+        rows = conn.execute(
             _SELECT + " WHERE %s OR retired_at IS NULL ORDER BY name", (include_retired,)
         ).fetchall()
+    return [ModelRecord.of(r) for r in rows]
 
 
-def get_model(pool: Pool, name: str) -> DictRow:
+def get_model(pool: Pool, name: str) -> ModelRecord:
     with pool.connection() as conn:
         row = conn.execute(_SELECT + " WHERE name = %s", (name,)).fetchone()
     if row is None:
         raise UnknownModel(f"no model {name!r}")
-    return row
+    return ModelRecord.of(row)
 
 
 def update_model(
@@ -91,7 +141,7 @@ def update_model(
     name: str,
     spec: Mapping[str, Any] | None,
     changes: Mapping[str, Any],
-) -> DictRow:
+) -> ModelRecord:
     """Set the given columns (META_COLUMNS and api_key_enc) and, if given, the spec."""
     sets = ["updated_at = now()"]
     values: list[Any] = []
@@ -110,7 +160,7 @@ def update_model(
     return get_model(pool, name)
 
 
-def retire_model(pool: Pool, name: str) -> DictRow:
+def retire_model(pool: Pool, name: str) -> ModelRecord:
     with pool.connection() as conn:
         conn.execute(
             "UPDATE models SET retired_at = coalesce(retired_at, now()) WHERE name = %s", (name,)

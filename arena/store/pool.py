@@ -28,3 +28,9 @@ def open_pool(database_url: str, max_size: int = 8, autocommit: bool = False) ->
     )
     pool.open(wait=True, timeout=30)
     return pool
+
+
+def ping(pool: Pool, timeout_s: float = 2.0) -> None:
+    """Raises (psycopg's or the pool's error) when PostgreSQL does not answer in time."""
+    with pool.connection(timeout=timeout_s) as conn:
+        conn.execute("SELECT 1")

@@ -10,9 +10,10 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from arena.store.pool import Pool
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tasks.schema import Task
 
-MATCH_STATUSES = ("queued", "running", "done", "failed", "skipped", "cancelled")
+MATCH_STATUSES = tuple(s.value for s in MatchStatus)  # every count keyed by each
 UNFINISHED = ("queued", "running")
 
 
@@ -73,7 +74,7 @@ def create_tournament(
 @dataclass(frozen=True)
 class Progress:
     tournament_id: int
-    status: str
+    status: TournamentStatus
     counts: dict[str, int]
 
     @property
@@ -82,7 +83,8 @@ class Progress:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("done", "cancelled") and not self.counts.get("running")
+        ended = self.status in (TournamentStatus.DONE, TournamentStatus.CANCELLED)
+        return ended and not self.counts.get(MatchStatus.RUNNING)
 
 
 class UnknownTournament(ValueError):
@@ -102,7 +104,7 @@ def tournament_progress(pool: Pool, tournament_id: int) -> Progress:
             (tournament_id,),
         ):
             counts[r["status"]] = int(r["n"])
-    return Progress(tournament_id, str(row["status"]), counts)
+    return Progress(tournament_id, TournamentStatus(row["status"]), counts)
 
 
 def cancel_tournament(pool: Pool, tournament_id: int) -> int:

@@ -17,6 +17,7 @@ from arena.tasks.consistency import line_problem
 from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, load_json
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
+from ci_runner import CISettings
 from ci_runner.errors import WorkspaceError
 from ci_runner.workflows.legs import ANY_JOB
 from ci_runner.workspace import Workspaces
@@ -74,6 +75,12 @@ def _fill_defaults(record: dict[str, Any], language: Language | None, any_job: b
         record["language"] = language.value
     if any_job and not record.get("pipeline") and not record.get("ci_name_list"):
         record["ci_name_list"] = [ANY_JOB]
+
+
+def import_checked(lines: Iterable[str], settings: CISettings | None) -> ImportReport:
+    """`import_lines`, checking each repo, commit and pipeline in workspaces built from
+    `settings` (None: no check): a driver hands settings, never workspaces of its own."""
+    return import_lines(lines, None if settings is None else Workspaces.from_settings(settings))
 
 
 def import_lines(

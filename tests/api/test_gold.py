@@ -123,7 +123,7 @@ def _round(sub: str, rev: str, patch: Answer, tests: Answer) -> RoundRecord:
 
 
 def _matches(pool: Pool, instance_id: str, a: str, b: str) -> tuple[int, int]:
-    specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
+    specs = {r.name: r.spec for r in list_models(pool, False)}
     tournament = create_tournament(pool, {m: specs[m] for m in (a, b)}, [_task(instance_id)], "t")
     with pool.connection() as conn:
         row = conn.execute("SELECT id FROM matches WHERE tournament_id = %s", (tournament,))

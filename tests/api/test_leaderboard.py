@@ -129,7 +129,7 @@ def seeded(client: TestClient, api_settings: ApiSettings) -> Iterator[tuple[Pool
         )  # fmt: skip
         assert registered.status_code == 201, registered.text
     pool = open_pool(api_settings.database_url)
-    specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
+    specs = {r.name: r.spec for r in list_models(pool, False)}
     specs = {m: specs[m] for m in ("m-old", "m-new", "oracle")}
     tournament = create_tournament(pool, specs, TASKS, "test")
     # m-old: a correct patch everywhere; m-new's patches are wrong, caught on python only

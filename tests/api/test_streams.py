@@ -49,7 +49,7 @@ def _running_tournament(settings: ApiSettings) -> int:
     """A tournament whose matches wait for workers that never come: its stream never ends."""
     pool = open_pool(settings.database_url, max_size=1)
     try:
-        specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
+        specs = {r.name: r.spec for r in list_models(pool, False)}
         return create_tournament(
             pool, {m: specs[m] for m in ("oracle", "null")}, [_task()], "streams"
         )

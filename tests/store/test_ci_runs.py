@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.store.ci_runs import StoredCI
+from arena.ci import TaskCI
+from arena.store.ci_runs import StoredResults
 from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from ci_runner import CISettings, CIStatus
@@ -23,12 +24,14 @@ def test_a_finished_run_is_kept_and_a_timeout_or_an_infrastructure_fault_never(
     settings = CISettings(cache_dir=tmp_path / "cache")
     try:
         runner = ScriptedRunner(settings, [LOST, TIMEOUT, TIMEOUT, PASSED])
-        stored = StoredCI(runner, FixedImages(runner.client, settings), pool)
+        stored = TaskCI(runner, FixedImages(runner.client, settings), StoredResults(pool))
         with pytest.raises(SandboxLost):
             stored.run(tiny_task(), ())
         assert stored.run(tiny_task(), ()).status is CIStatus.TIMEOUT  # re-run once
         assert stored.run(tiny_task(), ()).status is CIStatus.PASSED
-        again = StoredCI(ScriptedRunner(settings, []), FixedImages(runner.client, settings), pool)
+        again = TaskCI(
+            ScriptedRunner(settings, []), FixedImages(runner.client, settings), StoredResults(pool)
+        )
         assert again.run(tiny_task(), ()).status is CIStatus.PASSED  # another worker: kept
         assert runner.runs == 4
         with pool.connection() as conn:

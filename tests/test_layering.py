@@ -1,0 +1,70 @@
+"""The dependency direction of the architecture map: drivers import the engine, never each other.
+
+`api` and `workers` meet only in `arena.queues`; the engine imports neither (its command line,
+`arena/cli`, is a driver too and may start workers); SQL is written only in `arena/store`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _imports(package: str, skip: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """Every module each file of `package` imports (top level or inside a function)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith(skip):
+            continue
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), relative)):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+        found[relative] = names
+    return found
+
+
+def _offenders(found: dict[str, set[str]], banned: tuple[str, ...]) -> dict[str, list[str]]:
+    return {
+        path: sorted(n for n in names if n.split(".")[0] in banned)
+        for path, names in found.items()
+        if any(n.split(".")[0] in banned for n in names)
+    }
+
+
+def test_the_api_imports_no_worker_module() -> None:
+    assert _offenders(_imports("api"), ("workers",)) == {}
+
+
+def test_the_workers_import_no_api_module() -> None:
+    assert _offenders(_imports("workers"), ("api",)) == {}
+
+
+def test_the_engine_imports_neither_driver_outside_its_command_line() -> None:
+    assert _offenders(_imports("arena", skip=("arena/cli/",)), ("api", "workers")) == {}
+
+
+def test_the_runner_imports_nothing_of_ours() -> None:
+    assert _offenders(_imports("ci_runner"), ("arena", "api", "workers")) == {}
+
+
+def test_sql_is_executed_only_in_the_store() -> None:
+    outside = []
+    for package in ("api", "workers", "arena"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative.startswith("arena/store/"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), relative)):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                first = node.args[0] if node.args else None
+                literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+                if node.func.attr == "execute" and literal:
+                    outside.append(f"{relative}:{node.lineno}")
+    assert outside == []
