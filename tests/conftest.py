@@ -22,6 +22,15 @@ from ci_runner.sandbox.docker import LABEL
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that reaches the engine through `docker_client` (itself or by a fixture it
+    uses) is a Docker test whether or not its module says so: `./dev test --fast` leaves
+    out every test marked `docker`."""
+    for item in items:
+        if "docker_client" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.docker)
+
+
 @pytest.fixture(scope="session")
 def docker_client() -> docker.DockerClient:
     return connect()

@@ -230,6 +230,7 @@ def test_unknown_language_and_missing_files_exit_2(
     assert done.returncode == 2 and "no.diff does not exist" in done.stderr
 
 
+@pytest.mark.docker  # its CLI run asks the engine
 def test_unknown_commit_exits_2(task_file: Path, tmp_path: Path, ci_settings: CISettings) -> None:
     task = json.loads(task_file.read_text())
     task["base_commit"] = "0" * 40

@@ -172,6 +172,7 @@ def test_play_prints_the_documented_json(ci_settings: CISettings, images: dict[s
     assert result["language"] == "go" and result["kind"] == "gold-judged"
 
 
+@pytest.mark.docker  # its CLI run asks the engine
 def test_play_refuses_unknown_models_and_tasks(ci_settings: CISettings) -> None:
     done = _arena(
         ["play", "--task", "demo__go-lru-recency", "--a", "gpt-9", "--b", "oracle"], ci_settings

@@ -75,6 +75,7 @@ def test_a_conda_job_is_skipped_with_its_reason_in_the_import_report(
     assert "which Arena does not support" in error.message
 
 
+@pytest.mark.docker  # its CLI run asks the engine
 def test_a_conda_task_imported_unchecked_is_invalid_with_its_reason(
     tmp_path: Path, make_repo: MakeRepo
 ) -> None:
