@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.tasks.importer import import_lines
 from arena.tasks.schema import Language
 from ci_runner import CISettings
