@@ -36,6 +36,14 @@ from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFile
 from ci_runner.sandbox.docker import DockerSandbox
 from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
 from ci_runner.stops import StopCause
+from ci_runner.tripwires import (
+    Planting,
+    plan,
+    read_tripwires,
+    tampered,
+    tripwire_exits,
+    write,
+)
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
 from ci_runner.workspace import Workspaces, remove_tree
 
@@ -78,6 +86,9 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
+            planting = plan(run_dir, request.pipeline, request.diffs)
+            if planting.before_step == 0:  # with the workspace copy: no round trip of their own
+                write(run_dir, planting.files)
             with contextlib.closing(
                 DockerSandbox.start(self.client, request.image, limits)
             ) as sandbox:
@@ -96,7 +107,9 @@ class CIRunner:
                         image=request.image,
                     )
                 with services:
-                    steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
+                    steps, planting = self._run_steps(
+                        sandbox, request.pipeline, limits, started, on_step, planting
+                    )
                     tests, report_error, counted = self._collect_report(
                         sandbox, request.pipeline, steps, limits, started
                     )
@@ -111,7 +124,10 @@ class CIRunner:
                 runner_summary((s.log, s.truncated) for s in steps if not s.skipped), counted
             )
         )
-        status, error = overall_status(steps, tests, report_error, limits, distrust, stopped_after)
+        steps = tripwire_exits(steps, tests, planting)
+        tests, seen = read_tripwires(planting, tests)
+        forged = "; ".join(r for r in (distrust, tampered(seen)) if r) or None
+        status, error = overall_status(steps, tests, report_error, limits, forged, stopped_after)
         return CIResult(
             status=status,
             steps=steps,
@@ -120,7 +136,8 @@ class CIRunner:
             fuzz=fuzz,
             duration_s=time.monotonic() - started,
             image=request.image,
-            forged=distrust,
+            forged=forged,
+            tripwires=seen,
         )
 
     def _services(self, sandbox: DockerSandbox, pipeline: Pipeline) -> RunningServices:
@@ -137,15 +154,24 @@ class CIRunner:
         limits: Limits,
         started: float,
         on_step: StepCallback,
-    ) -> tuple[StepResult, ...]:
+        planting: Planting,
+    ) -> tuple[tuple[StepResult, ...], Planting]:
+        """The steps' results, and the tripwires that went in (none when writing the ones due
+        before a later step failed: a full disk, a sandbox its own processes brought down)."""
         results: list[StepResult] = []
         stopped = False
-        for step in pipeline.steps:
+        for number, step in enumerate(pipeline.steps):
             if stopped:
                 results.append(
                     StepResult(name=step.name, exit_code=None, duration_s=0.0, log="", skipped=True)
                 )
                 continue
+            if number == planting.before_step and number > 0 and planting.sites:
+                try:
+                    sandbox.write_files(WORKSPACE, planting.files)
+                except (SandboxFileError, SandboxDied) as exc:
+                    log.warning("the tripwires could not be written: %s", exc)
+                    planting = Planting()
             remaining = limits.run_timeout_s - (time.monotonic() - started)
             result = self._run_step(sandbox, pipeline, step, limits, max(remaining, 0.01))
             results.append(result)
@@ -153,7 +179,9 @@ class CIRunner:
             gave_up = not result.succeeded and not step.continue_on_error
             if result.timed_out or result.sandbox_died or gave_up:
                 stopped = True
-        return tuple(results)
+        if planting.before_step >= len(results) - sum(r.skipped for r in results):
+            planting = Planting()  # the steps stopped before the tripwires went in
+        return tuple(results), planting
 
     def _run_step(
         self,
