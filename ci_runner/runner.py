@@ -107,7 +107,7 @@ class CIRunner:
                         image=request.image,
                     )
                 with services:
-                    steps, planting = self._run_steps(
+                    steps, planting, unwritten = self._run_steps(
                         sandbox, request.pipeline, limits, started, on_step, planting
                     )
                     tests, report_error, counted = self._collect_report(
@@ -126,7 +126,7 @@ class CIRunner:
         )
         steps = tripwire_exits(steps, tests, planting)
         tests, seen = read_tripwires(planting, tests)
-        forged = "; ".join(r for r in (distrust, tampered(seen)) if r) or None
+        forged = "; ".join(r for r in (distrust, tampered(seen), unwritten) if r) or None
         status, error = overall_status(steps, tests, report_error, limits, forged, stopped_after)
         return CIResult(
             status=status,
@@ -155,11 +155,13 @@ class CIRunner:
         started: float,
         on_step: StepCallback,
         planting: Planting,
-    ) -> tuple[tuple[StepResult, ...], Planting]:
-        """The steps' results, and the tripwires that went in (none when writing the ones due
-        before a later step failed: a full disk, a sandbox its own processes brought down)."""
+    ) -> RanSteps:
+        """The steps' results and the tripwires that went in. Writing them before a later
+        step can fail only by the sandbox's own doing (its processes filled the disk, or
+        brought it down): then none went in, and the run cannot be checked (`unwritten`)."""
         results: list[StepResult] = []
         stopped = False
+        unwritten = None
         for number, step in enumerate(pipeline.steps):
             if stopped:
                 results.append(
@@ -170,8 +172,12 @@ class CIRunner:
                 try:
                     sandbox.write_files(WORKSPACE, planting.files)
                 except (SandboxFileError, SandboxDied) as exc:
-                    log.warning("the tripwires could not be written: %s", exc)
                     planting = Planting()
+                    unwritten = (
+                        f"the runner could not put its tripwire tests in place before step "
+                        f"{step.name!r} ({exc}): the sandbox's own processes kept the results "
+                        "from being checked"
+                    )
             remaining = limits.run_timeout_s - (time.monotonic() - started)
             result = self._run_step(sandbox, pipeline, step, limits, max(remaining, 0.01))
             results.append(result)
@@ -181,7 +187,7 @@ class CIRunner:
                 stopped = True
         if planting.before_step >= len(results) - sum(r.skipped for r in results):
             planting = Planting()  # the steps stopped before the tripwires went in
-        return tuple(results), planting
+        return RanSteps(tuple(results), planting, unwritten)
 
     def _run_step(
         self,
@@ -339,6 +345,15 @@ class CIRunner:
             # a wrapped runner (tox, make, a script) may hide the report: read the logs
             console = parse_console("\n".join(s.log for s in steps if not s.skipped))
             return (console, None) if console else ({}, str(exc))
+
+
+class RanSteps(NamedTuple):
+    """The steps' results, the tripwires that went in, and why none did when that was the
+    sandbox's own doing."""
+
+    steps: tuple[StepResult, ...]
+    planting: Planting
+    unwritten: str | None
 
 
 class CollectedReport(NamedTuple):
