@@ -163,10 +163,12 @@ class PreparedTask:
 
     @property
     def tripwires(self) -> dict[str, str]:
-        """The tripwire sites an honest run of this task reports, learned from the reference
-        run `base + gold` (and how its report spells each site's test ids): a round's run
-        that reports tests of one of them passed, but not its tripwire, is forged."""
-        return expected_sites(self.gold_only)
+        """The tripwire sites an honest run of this task reports, and how its report spells
+        each site's test ids: those validation's runs with the gold tests reported (the gold
+        tests' own files among them) and those the reference run `base + gold` reports. A
+        round's run that reports tests of one of them passed, but not its tripwire, is
+        forged."""
+        return {**(self.validation.tripwire_sites or {}), **expected_sites(self.gold_only)}
 
 
 def role_contexts(
