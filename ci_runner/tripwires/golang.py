@@ -7,12 +7,20 @@ over the tripwire too, and the passing one goes missing. Only directories with t
 one: a package without tests would otherwise gain a test binary to compile and link. The
 `go` tool skips `testdata`, `vendor` and names starting with `.` or `_`; so does this.
 The file is gofmt-formatted and vet-clean.
+
+A new file makes its package's test binary compile again and its results uncacheable, so a
+warm build and test cache (an environment image's) would lose its worth if every package
+got one. They go only where the run's code can reach and `go` compiles anyway: the packages
+the run's diffs touch and those that import them, transitively, as their files' import
+lines say (an `init` runs only in binaries that import its package); a change to go.mod
+reaches every package. At most MAX_SITES.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci_runner.tripwires.sites import Site, plain_file, token
@@ -60,23 +68,96 @@ def package_clause(path: Path) -> tuple[str, bool] | None:
     return None
 
 
+_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+_IMPORT_ONE = re.compile(r'^import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
+_IMPORT_BLOCK = re.compile(r"^import\s*\((.*?)^\)", re.MULTILINE | re.DOTALL)
+_QUOTED = re.compile(r'"([^"]+)"')
+_MODULE_FILES = ("go.mod", "go.sum", "go.work")
+
+
+@dataclass
+class GoPackage:
+    """A directory of Go files: its import path, the paths its files import, and the package
+    clause of its tests (None: it has none)."""
+
+    directory: str
+    import_path: str
+    imports: set[str] = field(default_factory=set)
+    test_clause: tuple[str, bool] | None = None
+
+
+def imports_of(text: str) -> set[str]:
+    """The import paths of a Go file's import declarations."""
+    found = set(_IMPORT_ONE.findall(text))
+    for block in _IMPORT_BLOCK.findall(text):
+        found.update(_QUOTED.findall(block))
+    return found
+
+
+def go_packages(root: Path) -> list[GoPackage]:
+    """Every directory with Go files, under the module (go.mod) it belongs to."""
+    packages = []
+    modules: list[tuple[str, str]] = []  # (directory, module path), outermost first
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if not skipped_dir(d))
+        relative = os.path.relpath(directory, root)
+        if "go.mod" in files and plain_file(root, Path(directory) / "go.mod"):
+            text = (Path(directory) / "go.mod").read_text(errors="replace")
+            if found := _MODULE.search(text):
+                modules.append((relative, found[1]))
+        sources = [f for f in sorted(files) if f.endswith(".go") and not skipped_dir(f)]
+        if not sources:
+            continue
+        package = GoPackage(relative, _import_path(relative, modules))
+        clauses = []
+        for name in sources:
+            path = Path(directory) / name
+            if not plain_file(root, path):
+                continue
+            text = path.read_text(errors="replace")
+            package.imports |= imports_of(text)
+            if name.endswith("_test.go") and (clause := package_clause(path)) is not None:
+                clauses.append(clause)
+        if clauses:
+            clauses.sort(key=lambda c: c[1])  # unconstrained first
+            package.test_clause = clauses[0]
+        packages.append(package)
+    return packages
+
+
+def _import_path(relative: str, modules: list[tuple[str, str]]) -> str:
+    """A directory's import path under the innermost module holding it."""
+    for directory, module in reversed(modules):
+        if directory == "." or relative == directory or relative.startswith(f"{directory}/"):
+            inside = os.path.relpath(relative, directory)
+            return module if inside == "." else f"{module}/{inside}"
+    return relative
+
+
+def reached(packages: list[GoPackage], touched: frozenset[str]) -> list[GoPackage]:
+    """The packages holding a touched path and those importing them, transitively."""
+    by_directory = {p.directory: p for p in packages}
+    if any(os.path.basename(path) in _MODULE_FILES for path in touched):
+        return packages
+    hit: set[str] = set()
+    for path in touched:
+        directory = os.path.dirname(path) or "."
+        while directory not in by_directory and directory not in (".", ""):
+            directory = os.path.dirname(directory) or "."  # testdata, embedded files
+        if directory in by_directory:
+            hit.add(by_directory[directory].import_path)
+    grew = True
+    while grew:
+        grown = {p.import_path for p in packages if p.imports & hit} - hit
+        hit |= grown
+        grew = bool(grown)
+    return [p for p in packages if p.import_path in hit]
+
+
 def test_packages(root: Path) -> list[tuple[str, str]]:
     """(directory, package clause) of each directory with a `_test.go` file: a clause from
     a file no build constraint limits when there is one."""
-    found = []
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if not skipped_dir(d))
-        clauses = [
-            clause
-            for name in sorted(files)
-            if name.endswith("_test.go") and not skipped_dir(name)
-            if plain_file(root, Path(directory) / name)
-            if (clause := package_clause(Path(directory) / name)) is not None
-        ]
-        if clauses:
-            clauses.sort(key=lambda c: c[1])  # unconstrained first
-            found.append((os.path.relpath(directory, root), clauses[0][0]))
-    return found
+    return [(p.directory, p.test_clause[0]) for p in go_packages(root) if p.test_clause is not None]
 
 
 def test_name() -> str:
@@ -86,23 +167,23 @@ def test_name() -> str:
 
 
 def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]:
-    """One site per package with tests, the packages the run's diffs touch first."""
-    touched_dirs = {os.path.dirname(p) or "." for p in touched}
-    packages = test_packages(root)
-    packages.sort(key=lambda p: (p[0] not in touched_dirs, p[0].count("/"), p[0]))
+    """One site per package with tests the run's diffs reach (module doc)."""
+    tested = [p for p in reached(go_packages(root), touched) if p.test_clause is not None]
+    tested.sort(key=lambda p: (p.directory.count("/"), p.directory))
     sites = []
-    for directory, package in packages[:MAX_SITES]:
+    for package in tested[:MAX_SITES]:
+        assert package.test_clause is not None
         passing = test_name()
         failing = test_name() if with_failing else None
         text = TEST_FILE.format(
-            package=package,
+            package=package.test_clause[0],
             passing=passing,
             failing=FAILING.format(failing=failing) if failing else "",
         )
-        path = os.path.normpath(os.path.join(directory, f"{token()}_test.go"))
+        path = os.path.normpath(os.path.join(package.directory, f"{token()}_test.go"))
         sites.append(
             Site(
-                label=f"go {directory}",
+                label=f"go {package.directory}",
                 names=(passing,) + ((failing,) if failing else ()),
                 passing=passing,
                 failing=failing,

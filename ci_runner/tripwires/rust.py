@@ -12,14 +12,21 @@ package under the root counts, workspace members included. Appending changes no 
 number, and `cfg(test)` keeps the module out of every build but the tests'. The module is
 rustfmt-formatted and clippy-clean.
 
-Each file appended to is rebuilt, with what depends on it: the packages the run's diffs
-touch come first (they are rebuilt anyway), then the rest, up to MAX_SITES targets.
+Every file appended to is compiled again, with what depends on it, so a warm target dir
+(an environment image's) would lose its worth if every package got one. They go only where
+the run's code can reach and cargo compiles anyway: the packages the run's diffs touch, and
+the workspace packages that depend on those, transitively (a constructor is linked only
+into binaries that link its crate); a package that has them only as dev-dependencies gets
+them in its integration tests alone (its library is not compiled again), at most
+MAX_SITES targets.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,15 +78,44 @@ def _runs_libtest(target: dict[str, Any]) -> bool:
     return target.get("test", True) is not False and target.get("harness", True) is not False
 
 
-def crate_roots(manifest: Path) -> list[Path]:
-    """The crate roots of a package's targets that `cargo test` runs with libtest."""
+_NORMAL = ("dependencies", "build-dependencies")
+_DEV = ("dev-dependencies",)
+
+
+@dataclass(frozen=True)
+class Package:
+    """A package of the tree: its directory, name, the names it depends on (normally, and
+    for its tests only), its libtest targets' roots and, of those, its integration tests'."""
+
+    directory: Path
+    name: str
+    depends_on: frozenset[str]
+    dev_depends_on: frozenset[str]
+    roots: tuple[Path, ...]
+    integration_tests: tuple[Path, ...]
+
+
+def _dependency_names(data: dict[str, Any], kinds: tuple[str, ...]) -> frozenset[str]:
+    tables = [_table(data.get(kind)) for kind in kinds]
+    for target in _table(data.get("target")).values():
+        tables += [_table(_table(target).get(kind)) for kind in kinds]
+    names = set()
+    for table in tables:
+        for key, spec in table.items():
+            names.add(str(_table(spec).get("package", key)))
+    return frozenset(names)
+
+
+def read_package(manifest: Path) -> Package | None:
+    """A package and the crate roots of its targets that `cargo test` runs with libtest;
+    None for a virtual manifest (its members have their own) or one that cannot be read."""
     try:
         data = tomllib.loads(manifest.read_text(errors="replace"))
     except (tomllib.TOMLDecodeError, OSError):
-        return []
+        return None
     package = _table(data.get("package"))
     if not package:
-        return []  # a virtual manifest: its members have their own
+        return None
     base = manifest.parent
     roots: list[Path] = []
     lib = _table(data.get("lib"))
@@ -92,14 +128,55 @@ def crate_roots(manifest: Path) -> list[Path]:
         base,
         "src/bin",
     )
-    roots += _declared_or_found(
+    tests = _declared_or_found(
         _targets(data.get("test")),
         package.get("autotests", True) is not False,
         _auto(base / "tests"),
         base,
         "tests",
     )
-    return [r for r in dict.fromkeys(roots) if plain_file(base, r)]
+    kept = [r for r in dict.fromkeys([*roots, *tests]) if plain_file(base, r)]
+    return Package(
+        directory=base,
+        name=str(package.get("name", base.name)),
+        depends_on=_dependency_names(data, _NORMAL),
+        dev_depends_on=_dependency_names(data, _DEV),
+        roots=tuple(kept),
+        integration_tests=tuple(r for r in kept if r in tests),
+    )
+
+
+def crate_roots(manifest: Path) -> list[Path]:
+    """The crate roots of a package's targets that `cargo test` runs with libtest."""
+    package = read_package(manifest)
+    return list(package.roots) if package else []
+
+
+def reached(packages: Iterable[Package], touched: Iterable[Path]) -> list[Path]:
+    """The crate roots the run's code can reach and cargo compiles anyway: every target of
+    the packages holding a touched path and of those that depend on them (transitively),
+    and the integration tests of those that have them as dev-dependencies only."""
+    packages = sorted(packages, key=lambda p: (len(p.directory.parts), str(p.directory)))
+    owners = {_owner(packages, path) for path in touched} - {None}
+    full = {p.name for p in packages if p.directory in owners}
+    grew = True
+    while grew:
+        grown = {p.name for p in packages if p.depends_on & full} - full
+        full |= grown
+        grew = bool(grown)
+    roots: list[Path] = []
+    for package in packages:
+        if package.name in full:
+            roots += package.roots
+        elif package.dev_depends_on & full:
+            roots += package.integration_tests
+    return roots
+
+
+def _owner(packages: list[Package], path: Path) -> Path | None:
+    """The directory of the innermost package holding `path`."""
+    holding = [p.directory for p in packages if path.is_relative_to(p.directory)]
+    return max(holding, key=lambda d: len(d.parts)) if holding else None
 
 
 def _auto(directory: Path) -> list[Path]:
@@ -135,17 +212,10 @@ def _declared_or_found(
 
 
 def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]:
-    """One site per test target, the packages the run's diffs touch first."""
-    packages = [(m.parent, crate_roots(m)) for m in manifests(root)]
-
-    def untouched(package: Path) -> bool:
-        relative = os.path.relpath(package, root)
-        prefix = "" if relative == "." else f"{relative}/"
-        return not any(p.startswith(prefix) for p in touched)
-
-    packages.sort(key=lambda p: (untouched(p[0]), len(p[0].parts), str(p[0])))
+    """One site per test target the run's diffs reach (module doc)."""
+    packages = [p for m in manifests(root) if (p := read_package(m)) is not None]
     sites = []
-    for crate_root in [r for _, roots in packages for r in roots][:MAX_SITES]:
+    for crate_root in reached(packages, (root / p for p in touched))[:MAX_SITES]:
         try:
             source = crate_root.read_bytes()
         except OSError:

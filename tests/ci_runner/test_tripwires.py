@@ -45,6 +45,13 @@ def pipeline(*runs: str, report: dict[str, str] | None = None, **env: str) -> Pi
     )
 
 
+def touching(*paths: str) -> tuple[str, ...]:
+    """Diffs that change each path (one line), as a run's diffs would."""
+    return tuple(
+        f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in paths
+    )
+
+
 PYTEST = pipeline("python -m pytest --junitxml=r.xml")
 PY_TREE = {
     "pkg/__init__.py": "",
@@ -156,7 +163,9 @@ def test_go_tripwires_take_the_package_clause_of_the_directorys_tests(tmp_path: 
         },
     )
     planting = plan(
-        root, pipeline("go test -json ./...", report={"format": "go-json", "step": "s0"}), ()
+        root,
+        pipeline("go test -json ./...", report={"format": "go-json", "step": "s0"}),
+        touching("a/a.go", "c/c.go"),
     )
     (site,) = planting.sites
     assert site.label == "go a"
@@ -199,7 +208,7 @@ def test_rust_tripwires_go_into_every_test_target_cargo_runs_with_libtest(
 ) -> None:
     root = tree(tmp_path, RUST_TREE)
     libtest = pipeline("cargo test --no-fail-fast", report={"format": "libtest", "step": "s0"})
-    planting = plan(root, libtest, ())
+    planting = plan(root, libtest, touching("crates/one/src/lib.rs", "crates/two/src/lib.rs"))
     assert sorted(s.label for s in planting.sites) == [
         "rust crates/one/src/bin/tool.rs",
         "rust crates/one/src/lib.rs",
@@ -222,6 +231,80 @@ def test_rust_tripwires_go_into_every_test_target_cargo_runs_with_libtest(
             check=False,
         )
         assert check.returncode == 0, check.stdout
+
+
+CARGO_PACKAGE = '[package]\nname = "{name}"\nversion = "0.1.0"\n'
+WORKSPACE_TREE = {
+    "Cargo.toml": '[workspace]\nmembers = ["core", "app", "tool", "other"]\n',
+    "core/Cargo.toml": CARGO_PACKAGE.format(name="core"),
+    "core/src/lib.rs": "",
+    "app/Cargo.toml": CARGO_PACKAGE.format(name="app")
+    + '[dependencies]\ncore = { path = "../core" }\n',
+    "app/src/lib.rs": "",
+    "app/tests/it.rs": "",
+    "tool/Cargo.toml": (
+        CARGO_PACKAGE.format(name="tool")
+        + '[dev-dependencies]\nkernel = { path = "../core", package = "core" }\n'
+    ),
+    "tool/src/lib.rs": "",
+    "tool/tests/it.rs": "",
+    "other/Cargo.toml": CARGO_PACKAGE.format(name="other"),
+    "other/src/lib.rs": "",
+}
+
+
+@pytest.mark.parametrize(
+    ("touched", "labels"),
+    [
+        ((), []),  # nothing changed: a warm target dir compiles nothing again
+        (
+            ("core/src/lib.rs",),
+            ["app/src/lib.rs", "app/tests/it.rs", "core/src/lib.rs", "tool/tests/it.rs"],
+        ),
+        (("app/tests/it.rs",), ["app/src/lib.rs", "app/tests/it.rs"]),
+        (("other/src/lib.rs", "README.md"), ["other/src/lib.rs"]),
+    ],
+)
+def test_rust_tripwires_go_only_where_the_diffs_make_cargo_compile_anyway(
+    tmp_path: Path, touched: tuple[str, ...], labels: list[str]
+) -> None:
+    """Dependents of a touched crate compile again anyway; a dev-dependent's library does
+    not (only its tests get one); an untouched, unrelated crate keeps its build."""
+    libtest = pipeline("cargo test", report={"format": "libtest", "step": "s0"})
+    sites = plan(tree(tmp_path, WORKSPACE_TREE), libtest, touching(*touched)).sites
+    assert sorted(s.label.removeprefix("rust ") for s in sites) == labels
+
+
+GO_TREE = {
+    "go.mod": "module example.com/m\n\ngo 1.19\n",
+    "base/base.go": "package base\n",
+    "base/base_test.go": "package base\n",
+    "user/user.go": 'package user\n\nimport (\n\tstr "strings"\n\n\t"example.com/m/base"\n)\n',
+    "user/user_test.go": "package user\n",
+    "far/far.go": 'package far\n\nimport "example.com/m/user"\n',
+    "far/far_test.go": "package far_test\n",
+    "alone/alone.go": "package alone\n",
+    "alone/alone_test.go": "package alone\n",
+    "base/testdata/input.txt": "",
+}
+
+
+@pytest.mark.parametrize(
+    ("touched", "labels"),
+    [
+        ((), []),
+        (("base/base.go",), ["base", "far", "user"]),  # its importers, transitively
+        (("base/testdata/input.txt",), ["base", "far", "user"]),
+        (("alone/alone_test.go",), ["alone"]),
+        (("go.mod",), ["alone", "base", "far", "user"]),
+    ],
+)
+def test_go_tripwires_go_only_where_the_diffs_make_go_compile_anyway(
+    tmp_path: Path, touched: tuple[str, ...], labels: list[str]
+) -> None:
+    go = pipeline("go test -json ./...", report={"format": "go-json", "step": "s0"})
+    sites = plan(tree(tmp_path, GO_TREE), go, touching(*touched)).sites
+    assert sorted(s.label.removeprefix("go ") for s in sites) == labels
 
 
 def test_a_crate_root_that_is_a_symlink_is_never_read(tmp_path: Path) -> None:
@@ -306,14 +389,16 @@ def test_tripwires_are_written_before_the_first_step_that_runs_or_builds_tests(
     vet_first = pipeline(
         "go vet ./...", "go test -json ./...", report={"format": "go-json", "step": "s1"}
     )
-    assert plan(root, vet_first, ()).before_step == 1
+    assert plan(root, vet_first, touching("a/a_test.go")).before_step == 1
     fmt_then_build = pipeline(
         "cargo fmt --check",
         "cargo build --tests",
         "cargo test",
         report={"format": "libtest", "step": "s2"},
     )
-    assert plan(root, fmt_then_build, ()).before_step == 1  # one build, with them in it
+    assert (
+        plan(root, fmt_then_build, touching("crates/one/src/lib.rs")).before_step == 1
+    )  # one build, with them in it
     hidden = pipeline("./ci.sh", report={"format": "junit", "path": "r.xml"})
     assert plan(root, hidden, ()).before_step == 0
 
