@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci_runner.tripwires.sites import Site, plain_file, token
 
 MAX_SITES = 32
+HEAD_BYTES = 16 * 1024  # of each Go file, read for its imports
 _PACKAGE = re.compile(r"^package\s+([A-Za-z_]\w*)")
 _CONSTRAINT = re.compile(r"^//\s*(?:go:build|\+build)\s")
 
@@ -73,6 +75,7 @@ _IMPORT_ONE = re.compile(r'^import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _IMPORT_BLOCK = re.compile(r"^import\s*\((.*?)^\)", re.MULTILINE | re.DOTALL)
 _QUOTED = re.compile(r'"([^"]+)"')
 _MODULE_FILES = ("go.mod", "go.sum", "go.work")
+_DECLARATION = re.compile(r"^(?:func|type|var|const)\b", re.MULTILINE)
 
 
 @dataclass
@@ -112,10 +115,9 @@ def go_packages(root: Path) -> list[GoPackage]:
         clauses = []
         for name in sources:
             path = Path(directory) / name
-            if not plain_file(root, path):
+            if not _regular(path):
                 continue
-            text = path.read_text(errors="replace")
-            package.imports |= imports_of(text)
+            package.imports |= imports_of(_head(path))
             if name.endswith("_test.go") and (clause := package_clause(path)) is not None:
                 clauses.append(clause)
         if clauses:
@@ -123,6 +125,25 @@ def go_packages(root: Path) -> list[GoPackage]:
             package.test_clause = clauses[0]
         packages.append(package)
     return packages
+
+
+def _head(path: Path) -> str:
+    """The start of a Go file up to its first declaration: its imports precede them all."""
+    try:
+        with path.open("rb") as source:
+            text = source.read(HEAD_BYTES).decode(errors="replace")
+    except OSError:
+        return ""
+    found = _DECLARATION.search(text)
+    return text[: found.start()] if found else text
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, not a symlink (the walk reaches only real directories of the tree)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _import_path(relative: str, modules: list[tuple[str, str]]) -> str:
@@ -168,6 +189,8 @@ def test_name() -> str:
 
 def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]:
     """One site per package with tests the run's diffs reach (module doc)."""
+    if not touched:
+        return []
     tested = [p for p in reached(go_packages(root), touched) if p.test_clause is not None]
     tested.sort(key=lambda p: (p.directory.count("/"), p.directory))
     sites = []

@@ -213,6 +213,8 @@ def _declared_or_found(
 
 def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]:
     """One site per test target the run's diffs reach (module doc)."""
+    if not touched:
+        return []
     packages = [p for m in manifests(root) if (p := read_package(m)) is not None]
     sites = []
     for crate_root in reached(packages, (root / p for p in touched))[:MAX_SITES]:
