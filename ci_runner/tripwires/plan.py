@@ -61,6 +61,10 @@ _PYTEST_FAILFAST = re.compile(
 _GO_FAILFAST = re.compile(r"-{1,2}failfast\b")
 _CHAINED = re.compile(r"&&|;")
 _SCRIPTS = ("tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile")
+_PATH_WORD = re.compile(
+    r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|py|mk|ini|toml|cfg))\b"
+)
+MAX_SCRIPT_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -116,12 +120,18 @@ def _env_values(pipeline: Pipeline, key: str) -> list[str]:
 
 
 def _script_lines(root: Path, pipeline: Pipeline) -> list[str]:
+    """The lines the steps run: their own, the task runners' files (tox.ini, Makefile...)
+    and the scripts a step names (`bash ci/test.sh`), where a runner's options may hide."""
     lines = [line for step in pipeline.steps for line in logical_lines(step.run)]
-    for directory in dict.fromkeys(["", *(s.workdir for s in pipeline.steps)]):
-        for name in _SCRIPTS:
-            path = root / directory / name
-            if path.is_file():
-                lines += path.read_text(errors="replace").splitlines()
+    paths = [
+        root / d / name for d in {"", *(s.workdir for s in pipeline.steps)} for name in _SCRIPTS
+    ]
+    for step in pipeline.steps:
+        for word in _PATH_WORD.findall(step.run):
+            paths.append(root / step.workdir / word)
+    for path in dict.fromkeys(paths):
+        if plain_file(root, path) and path.stat().st_size <= MAX_SCRIPT_BYTES:
+            lines += path.read_text(errors="replace").splitlines()
     return lines
 
 

@@ -8,8 +8,11 @@
 - A tripwire that must pass and is missing is forged only where an honest run is known to
   report it (`missing`): the reference run `base + gold` says which sites its report shows
   (`expected_sites`), and a site counts only when the run reports one of its other tests
-  passed, so a build that breaks, a collection error or a runner stopped at its first
-  failure (which report no pass there either) are never taken for forgery.
+  passed, so a build that breaks or a collection error (which report no pass there
+  either) are never taken for forgery. A failure does not excuse a missing tripwire (a
+  fabricated report could name one to be excused): a runner that an option the planner
+  could not see (`-x` set from a conftest.py) stops after a failing test, in the same
+  directory or package and before the tripwire, is the one honest run this misjudges.
 - The last step's non-zero exit is the runner's own when the only failing tests of the run
   are the tripwires that must fail (`tripwire_exits`).
 

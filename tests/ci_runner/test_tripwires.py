@@ -349,6 +349,8 @@ def test_cpp_gets_no_tripwire(tmp_path: Path) -> None:
         (("pytest",), {}, {"setup.cfg": "[tool:pytest]\naddopts = -x\n"}, False),
         (("tox -e py",), {}, {"tox.ini": "[testenv]\ncommands = pytest -x {posargs}\n"}, False),
         (("set -ex\npytest",), {}, {}, True),  # -x of the shell, not of pytest
+        (("bash ci/run_tests.sh",), {}, {"ci/run_tests.sh": "python -m pytest -q\n"}, True),
+        (("bash ci/run_tests.sh",), {}, {"ci/run_tests.sh": "python -m pytest -x\n"}, False),
     ],
 )
 def test_the_failing_python_tripwire_goes_only_where_it_stops_nothing(
