@@ -23,15 +23,16 @@ from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
 
 # bump when what a run reports for the same tree changes (C++ binaries split into their cases,
-# `forged`): every kept result is then recomputed once
-RESULT_RULES = 2
+# `forged`, tripwires): every kept result is then recomputed once
+RESULT_RULES = 3
 
 
 def run_key(request: CIRequest, image_id: str, replica: int) -> str:
     """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica.
 
     Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes; and
-    by RESULT_RULES, so a result read by older rules (test ids, forged reports) is not reused."""
+    by RESULT_RULES, so a result read by older rules (test ids, forged reports, tripwires) is
+    not reused."""
     keyed = {
         "request": request.model_dump(mode="json"),
         "image_id": image_id,

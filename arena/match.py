@@ -35,6 +35,7 @@ from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
+from ci_runner.tripwires import expected_sites
 from ci_runner.workspace import Workspaces
 
 
@@ -160,6 +161,15 @@ class PreparedTask:
     gold_only: CIResult
     contexts: dict[Role, TaskContext]
 
+    @property
+    def tripwires(self) -> dict[str, str]:
+        """The tripwire sites an honest run of this task reports, and how its report spells
+        each site's test ids: those validation's runs with the gold tests reported (the gold
+        tests' own files among them) and those the reference run `base + gold` reports. A
+        round's run that reports tests of one of them passed, but not its tripwire, is
+        forged."""
+        return {**(self.validation.tripwire_sites or {}), **expected_sites(self.gold_only)}
+
 
 def role_contexts(
     task: Task, workspaces: Workspaces, index_cache: Path | None, budget_tokens: int
@@ -277,6 +287,7 @@ class Arena:
             prepared.gold_only,
             prepared.contexts[Role.REVIEWER].read_file,
             known_tests(prepared.validation),
+            prepared.tripwires,
         )
         if tests.diff is None and tests.failure:
             valid = Judgement(False, f"the reviewer produced no tests: {tests.failure}")
@@ -287,7 +298,7 @@ class Arena:
         on_gold_tests = (
             run("patch_with_gold_tests", (scoped.kept, task.test_patch)) if scoped else None
         )
-        applies, correct = judge_patch(on_gold_tests, prepared.validation)
+        applies, correct = judge_patch(on_gold_tests, prepared.validation, prepared.tripwires)
         if scoped is not None and scoped.dropped:
             correct = Judgement(correct.holds, f"{correct.reason}; {scoped.summary()}")
         if patch.diff is None and patch.failure:
@@ -307,8 +318,8 @@ class Arena:
             while step is not None:
                 diffs, replica = diffs_of[step]
                 catch_runs[step] = run(step.value, diffs, replica)
-                step = next_catch_run(catch_runs, own_tests)
-        catch = judge_catch(catch_runs, own_tests)
+                step = next_catch_run(catch_runs, own_tests, prepared.tripwires)
+        catch = judge_catch(catch_runs, own_tests, prepared.tripwires)
         if tests.diff is not None and (reads := source_reads(tests.diff)):
             shown = "; ".join(reads[:5]) + (" ..." if len(reads) > 5 else "")
             catch = Judgement(

@@ -15,6 +15,7 @@ from ci_runner.types import (
     Limits,
     StepResult,
     TestOutcome,
+    TripwireSite,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "Step",
     "StepResult",
     "TestOutcome",
+    "TripwireSite",
 ]

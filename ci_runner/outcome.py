@@ -48,7 +48,7 @@ def step_problem(step: StepResult, limits: Limits) -> str | None:
             f"step {step.name!r} was stopped by the sandbox's own processes "
             f"(it ended {_ended(step.exit_code)})"
         )
-    if step.exit_code != 0:
+    if step.exit_code != 0 and not step.tripwire_exit:
         return f"step {step.name!r} failed with exit code {step.exit_code}"
     return None
 

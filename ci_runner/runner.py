@@ -37,6 +37,14 @@ from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFile
 from ci_runner.sandbox.docker import DockerSandbox
 from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
 from ci_runner.stops import StopCause
+from ci_runner.tripwires import (
+    Planting,
+    plan,
+    read_tripwires,
+    tampered,
+    tripwire_exits,
+    write,
+)
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
 from ci_runner.workspace import Workspaces, remove_tree
 
@@ -90,6 +98,9 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
+            planting = plan(run_dir, request.pipeline, request.diffs)
+            if planting.before_step == 0:  # with the workspace copy: no round trip of their own
+                write(run_dir, planting.files)
             with contextlib.closing(box.sandbox()) as sandbox:
                 try:
                     sandbox.write_tree(run_dir, WORKSPACE)
@@ -106,7 +117,9 @@ class CIRunner:
                         image=request.image,
                     )
                 with services:
-                    steps = self._run_steps(sandbox, request.pipeline, limits, started, on_step)
+                    steps, planting, unwritten = self._run_steps(
+                        sandbox, request.pipeline, limits, started, on_step, planting
+                    )
                     tests, report_error, counted = self._collect_report(
                         sandbox, request.pipeline, steps, limits, started
                     )
@@ -121,7 +134,10 @@ class CIRunner:
                 runner_summary((s.log, s.truncated) for s in steps if not s.skipped), counted
             )
         )
-        status, error = overall_status(steps, tests, report_error, limits, distrust, stopped_after)
+        steps = tripwire_exits(steps, tests, planting)
+        tests, seen = read_tripwires(planting, tests)
+        forged = "; ".join(r for r in (distrust, tampered(seen), unwritten) if r) or None
+        status, error = overall_status(steps, tests, report_error, limits, forged, stopped_after)
         return CIResult(
             status=status,
             steps=steps,
@@ -130,7 +146,8 @@ class CIRunner:
             fuzz=fuzz,
             duration_s=time.monotonic() - started,
             image=request.image,
-            forged=distrust,
+            forged=forged,
+            tripwires=seen,
         )
 
     def _services(self, sandbox: DockerSandbox, pipeline: Pipeline) -> RunningServices:
@@ -147,15 +164,30 @@ class CIRunner:
         limits: Limits,
         started: float,
         on_step: StepCallback,
-    ) -> tuple[StepResult, ...]:
+        planting: Planting,
+    ) -> RanSteps:
+        """The steps' results and the tripwires that went in. Writing them before a later
+        step can fail only by the sandbox's own doing (its processes filled the disk, or
+        brought it down): then none went in, and the run cannot be checked (`unwritten`)."""
         results: list[StepResult] = []
         stopped = False
-        for step in pipeline.steps:
+        unwritten = None
+        for number, step in enumerate(pipeline.steps):
             if stopped:
                 results.append(
                     StepResult(name=step.name, exit_code=None, duration_s=0.0, log="", skipped=True)
                 )
                 continue
+            if number == planting.before_step and number > 0 and planting.sites:
+                try:
+                    sandbox.write_files(WORKSPACE, planting.files)
+                except (SandboxFileError, SandboxDied) as exc:
+                    planting = Planting()
+                    unwritten = (
+                        f"the runner could not put its tripwire tests in place before step "
+                        f"{step.name!r} ({exc}): the sandbox's own processes kept the results "
+                        "from being checked"
+                    )
             remaining = limits.run_timeout_s - (time.monotonic() - started)
             result = self._run_step(sandbox, pipeline, step, limits, max(remaining, 0.01))
             results.append(result)
@@ -163,7 +195,9 @@ class CIRunner:
             gave_up = not result.succeeded and not step.continue_on_error
             if result.timed_out or result.sandbox_died or gave_up:
                 stopped = True
-        return tuple(results)
+        if planting.before_step >= len(results) - sum(r.skipped for r in results):
+            planting = Planting()  # the steps stopped before the tripwires went in
+        return RanSteps(tuple(results), planting, unwritten)
 
     def _run_step(
         self,
@@ -321,6 +355,15 @@ class CIRunner:
             # a wrapped runner (tox, make, a script) may hide the report: read the logs
             console = parse_console("\n".join(s.log for s in steps if not s.skipped))
             return (console, None) if console else ({}, str(exc))
+
+
+class RanSteps(NamedTuple):
+    """The steps' results, the tripwires that went in, and why none did when that was the
+    sandbox's own doing."""
+
+    steps: tuple[StepResult, ...]
+    planting: Planting
+    unwritten: str | None
 
 
 class CollectedReport(NamedTuple):

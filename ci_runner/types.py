@@ -75,10 +75,48 @@ class StepResult(BaseModel):
         description="what stopped the step, or the sandbox, from inside: its own processes, "
         "its memory, process or disk limit (a stop from outside raises instead: never a result)",
     )
+    tripwire_exit: bool = Field(
+        default=False,
+        description="its non-zero exit is the runner's own doing: the only failing tests of "
+        "the run are the tripwires that must fail (ci_runner.tripwires)",
+    )
 
     @property
     def succeeded(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and not self.skipped
+        ended_well = self.exit_code == 0 or self.tripwire_exit
+        return ended_well and not self.timed_out and not self.skipped
+
+
+class TripwireSite(BaseModel):
+    """What one run showed of the tripwire tests the runner planted at one site (a test
+    directory, a Go package, a Rust test target): a test that must pass and, where its
+    failure cannot change what else runs, one that must fail (ci_runner.tripwires)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    site: str = Field(description="where they were planted: `python tests/unit`, `rust src/lib.rs`")
+    prefix: str | None = Field(
+        default=None,
+        description="how the report spells the ids of the site's tests (the part before the "
+        "tripwire's own name); None when the run reported neither tripwire",
+    )
+    passing: TestOutcome | None = Field(
+        default=None, description="the outcome of the test that must pass; None: missing"
+    )
+    failing: TestOutcome | None = Field(
+        default=None,
+        description="the outcome of the test that must fail; None: missing or not planted",
+    )
+    failing_planted: bool = False
+
+    @property
+    def held(self) -> bool:
+        """Both tripwires reported as they must be (the failing one only where planted)."""
+        failing_ok = not self.failing_planted or self.failing in (
+            TestOutcome.FAILED,
+            TestOutcome.ERROR,
+        )
+        return self.passing is TestOutcome.PASSED and failing_ok
 
 
 class CIResult(BaseModel):
@@ -100,6 +138,10 @@ class CIResult(BaseModel):
         default=None,
         description="why the run's report is not believed (it contradicts the test runner): "
         "the code under test wrote it, so the tree that ran is not correct",
+    )
+    tripwires: tuple[TripwireSite, ...] = Field(
+        default=(),
+        description="the runner's tripwire tests, site by site; their ids are never in `tests`",
     )
 
     def failing_tests(self) -> list[str]:

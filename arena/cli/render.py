@@ -37,6 +37,8 @@ def step_state(step: StepResult) -> str:
         return "[red]out of memory[/]"
     if step.exit_code == 0:
         return "[green]ok[/]"
+    if step.tripwire_exit:  # the runner's own tripwire that must fail, and nothing else
+        return f"[green]ok[/] [dim](exit {step.exit_code}: the tripwire that must fail)[/]"
     return f"[red]exit {step.exit_code}[/]"
 
 
@@ -63,6 +65,9 @@ def render_ci_result(console: Console, result: CIResult, log_tail_lines: int = 2
         tail = "\n".join(broken.log.rstrip().splitlines()[-log_tail_lines:])
         console.print(f"[bold]last lines of step {escape(repr(clean_text(broken.name)))}:[/]")
         console.print(clean_text(tail), markup=False, highlight=False)
+    if result.tripwires:
+        held = sum(1 for site in result.tripwires if site.held)
+        console.print(f"tripwires: held at {held} of {len(result.tripwires)} site(s)")
     style = _STATUS_STYLE[result.status]
     console.print(f"status: [{style}]{result.status.value}[/]  ({result.duration_s:.2f}s)")
     if result.error:

@@ -153,6 +153,10 @@ class Validation(BaseModel):
     pass_to_pass: tuple[str, ...] = ()
     flaky: tuple[str, ...] = ()
     broken: tuple[str, ...] = ()
+    # the runner's tripwire sites every run of `base + gold + gold tests` reported passed, and
+    # how its report spells each site's test ids (ci_runner.tripwires); None: validated before
+    # tripwires existed
+    tripwire_sites: dict[str, str] | None = None
     fingerprint: str | None = None  # of the task it was computed for
 
 

@@ -9,6 +9,7 @@ from arena.ci import TaskCI
 from arena.tasks.schema import CandidateLeg, Task, TaskError, TaskKind, Validation
 from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
 from ci_runner.environments import EnvironmentBuildError
+from ci_runner.tripwires import expected_sites
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
 RUNS_PER_TREE = 2
@@ -23,6 +24,18 @@ def _flaky(runs: Sequence[CIResult]) -> set[str]:
     """Tests whose outcome (or presence) differs between runs of one tree."""
     ids = set().union(*(r.tests for r in runs))
     return {t for t in ids if len({r.tests.get(t) for r in runs}) > 1}
+
+
+def tripwire_sites(runs: Sequence[CIResult]) -> dict[str, str]:
+    """The tripwire sites every one of the runs reported passed, spelled alike in each: where
+    an honest run of the tree with the gold tests shows them."""
+    if not runs:
+        return {}
+    common = expected_sites(runs[0])
+    for result in runs[1:]:
+        other = expected_sites(result)
+        common = {site: prefix for site, prefix in common.items() if other.get(site) == prefix}
+    return common
 
 
 def _listed(ids: set[str]) -> str:
@@ -64,6 +77,7 @@ def judge_validation(
         flaky=tuple(sorted(flaky)),
         broken=tuple(sorted(failing_after & (failing_before | (set(new) - set(old))))),
         pass_to_pass=tuple(sorted(passing_after & passing_before)),
+        tripwire_sites=tripwire_sites(after),
     )
     regressions = passing_before & failing_after
     if regressions:

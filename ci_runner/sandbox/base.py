@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -95,6 +96,12 @@ class Sandbox(ABC):
     @abstractmethod
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         """Create or replace the file `path` inside the sandbox, owned by its user."""
+
+    @abstractmethod
+    def write_files(self, root: str, files: Mapping[str, bytes]) -> None:
+        """Create or replace several files under the directory `root` in one go, owned by
+        its user and stamped with the current time (build tools see them as changed).
+        `files` maps paths relative to `root` (no `..`) to their bytes."""
 
     @abstractmethod
     def read_file(self, path: str, max_bytes: int) -> bytes:

@@ -15,7 +15,7 @@ import socket
 import tarfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -541,6 +541,24 @@ class DockerSandbox(Sandbox):
                 tar.addfile(info, io.BytesIO(data))
 
         self._write(directory or "/", pack, f"write {path} in the sandbox")
+
+    def write_files(self, root: str, files: Mapping[str, bytes]) -> None:
+        entries = []
+        for relative, data in files.items():
+            name = posixpath.normpath(relative)
+            if name.startswith(("/", "../")) or name in ("..", "."):
+                raise ValueError(f"{relative!r} is not a path inside {root}")
+            entries.append((name, data))
+        now = time.time()
+
+        def pack(stdin: io.RawIOBase) -> None:
+            with tarfile.open(fileobj=stdin, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+                for name, data in entries:
+                    info = tarfile.TarInfo(name)
+                    info.size, info.mode, info.mtime = len(data), 0o644, now
+                    tar.addfile(info, io.BytesIO(data))
+
+        self._write(root, pack, f"write {len(entries)} files under {root} in the sandbox")
 
     def _write(self, destination: str, pack: Callable[[io.RawIOBase], None], what: str) -> None:
         """Stream a tar archive into `tar -x` run as the sandbox user, through the engine."""

@@ -72,7 +72,10 @@ def test_json_result_of_a_correct_diff(
     assert {"status", "tests", "steps", "error"} <= set(result)
     assert result["status"] == "passed"
     assert result["tests"] == {PYTHON.test_add: "passed", PYTHON.test_other: "passed"}
-    assert result["steps"][0]["name"] == "test" and result["steps"][0]["exit_code"] == 0
+    step = result["steps"][0]
+    # pytest's exit is 1 for the runner's own tripwire that must fail, and only for it
+    assert step["name"] == "test" and step["exit_code"] == 1 and step["tripwire_exit"]
+    assert [s["site"] for s in result["tripwires"]] == ["python ."]
 
 
 def test_failing_tests_still_exit_zero_and_show_a_table(

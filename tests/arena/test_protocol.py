@@ -20,7 +20,7 @@ from arena.protocol import (
     round_winner,
 )
 from arena.tasks.validation import Validation, judge_validation
-from ci_runner import CIResult, CIStatus, TestOutcome
+from ci_runner import CIResult, CIStatus, TestOutcome, TripwireSite
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import parse_report
 
@@ -368,3 +368,76 @@ def test_tests_the_gold_test_patch_changes_may_fail_in_the_reference_run() -> No
     pinned = ci({"t::old": P, "t::fixed": F})
     assert reference_problem(pinned, VALIDATION) is not None
     assert reference_problem(pinned, VALIDATION, changed_by_gold_tests={"t::fixed"}) is None
+
+
+# --- tripwires: a site an honest run reports must show its passing tripwire -----------------
+
+SITE = "python tests"
+EXPECTED = {SITE: "t::"}  # as the reference run showed it: the site's ids start with `t::`
+
+
+def tripwired(
+    tests: dict[str, TestOutcome], passing: TestOutcome | None, failing: TestOutcome | None = F
+) -> CIResult:
+    """A run whose tripwires at SITE showed `passing` and `failing` (None: missing)."""
+    site = TripwireSite(
+        site=SITE,
+        prefix="t::" if passing or failing else None,
+        passing=passing,
+        failing=failing,
+        failing_planted=True,
+    )
+    return ci(tests).model_copy(update={"tripwires": (site,)})
+
+
+def test_a_run_missing_the_passing_tripwire_where_honest_runs_show_it_is_forged() -> None:
+    """The required tests passed, but not through the test runner: its tripwire is gone."""
+    fabricated = tripwired({"t::old": P, "t::fixed": P}, passing=None, failing=None)
+    applies, correct = judge_patch(fabricated, VALIDATION, EXPECTED)
+    assert applies.holds and not correct.holds, correct.reason
+    assert "forged" in correct.reason and "must pass is missing" in correct.reason
+    _, unexpected = judge_patch(fabricated, VALIDATION)  # no honest run showed the site
+    assert unexpected.holds
+
+
+def test_a_run_that_reports_no_test_of_the_site_passed_is_not_called_forged() -> None:
+    """A build that breaks loses the tripwire with every other test: wrong, not forged."""
+    broken = tripwired({"t::old": E}, passing=None, failing=None)
+    _, correct = judge_patch(broken, VALIDATION, EXPECTED)
+    assert not correct.holds and "forged" not in correct.reason
+    assert "do not pass" in correct.reason
+
+
+def test_a_correct_patch_says_its_tripwires_held() -> None:
+    _, correct = judge_patch(tripwired({"t::old": P, "t::fixed": P}, P), VALIDATION, EXPECTED)
+    assert correct.holds and "tripwires held at 1 site" in correct.reason
+
+
+def test_reviewer_tests_run_without_their_tripwire_are_invalid() -> None:
+    on_base = tripwired({"tests.test_new::probe": F, "t::old": P}, passing=None)
+    valid, _ = judge_tests(
+        TEST_DIFF, on_base, VALID_TESTS[1], GOLD_ONLY, no_files, tripwires=EXPECTED
+    )
+    assert not valid.holds and "on base is forged" in valid.reason
+
+
+def test_a_run_of_the_patch_with_the_tests_missing_its_tripwire_is_a_catch() -> None:
+    """The gold side's runs of T showed their tripwires: the one missing on P is P's doing."""
+    forged = tripwired({MINE: P, "t::old": P}, passing=None)
+    catch = judge_catch(catch_runs(forged), {MINE}, EXPECTED)
+    assert catch.holds and "must pass is missing" in catch.reason
+    assert not judge_catch(catch_runs(forged, forged, forged, forged), {MINE}).holds
+
+
+def test_validation_records_the_sites_every_run_with_the_gold_tests_showed() -> None:
+    def run(*sites: tuple[str, str | None, TestOutcome | None]) -> CIResult:
+        shown = tuple(TripwireSite(site=s, prefix=p, passing=o) for s, p, o in sites)
+        return ci({"t::old": P, "t::fixed": P}).model_copy(update={"tripwires": shown})
+
+    before = [ci({"t::old": P, "t::fixed": F})] * 2
+    after = [
+        run(("python a", "a.", P), ("python b", "b.", P), ("python c", "c.", P)),
+        run(("python a", "a.", P), ("python b", None, None), ("python c", "c.", F)),
+    ]
+    validation = judge_validation(before, after)
+    assert validation.valid and validation.tripwire_sites == {"python a": "a."}

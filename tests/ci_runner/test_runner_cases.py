@@ -7,6 +7,7 @@ sends, with which time limits, and what it keeps when a command fails it.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,9 @@ class ScriptedSandbox(Sandbox):
         raise NotImplementedError
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
+        raise NotImplementedError
+
+    def write_files(self, root: str, files: Mapping[str, bytes]) -> None:
         raise NotImplementedError
 
     def read_file(self, path: str, max_bytes: int) -> bytes:

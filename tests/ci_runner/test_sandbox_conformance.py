@@ -139,6 +139,23 @@ def test_write_file_and_read_file_round_trip(sandbox: Sandbox) -> None:
     assert sandbox.read_file(f"{WORKSPACE}/deep/er/data.bin", 256) == bytes(range(256))
 
 
+def test_write_files_writes_several_files_at_once_as_newly_changed(sandbox: Sandbox) -> None:
+    """One round trip; existing files replaced, missing folders made, each file stamped now
+    (a build tool must see it as changed, as cargo does by mtime), owned by the user."""
+    assert (
+        _sh(sandbox, "mkdir -p src && echo old > src/lib.rs && touch -d 2001-01-01 src/lib.rs")[0]
+        == 0
+    )
+    sandbox.write_files(WORKSPACE, {"src/lib.rs": b"new\n", "tests/deep/t.py": b"x = 1\n"})
+    code, output = _sh(
+        sandbox, "cat src/lib.rs; find src/lib.rs -newermt '-1 hour'; test -O tests/deep/t.py"
+    )
+    assert code == 0 and output == "new\nsrc/lib.rs\n", output
+    assert sandbox.read_file(f"{WORKSPACE}/tests/deep/t.py", 64) == b"x = 1\n"
+    with pytest.raises(ValueError, match="not a path inside"):
+        sandbox.write_files(WORKSPACE, {"../etc/x": b""})
+
+
 @pytest.mark.parametrize(
     ("plant", "message"),
     [

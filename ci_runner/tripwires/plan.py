@@ -1,0 +1,208 @@
+"""Where a run's tripwires go, which of them may fail, and when they are written.
+
+The languages are the pipeline's: its report format (JUnit: Python, `go test -json`: Go,
+libtest: Rust) and the test runners its steps name. C++ gets none: a ctest test or a
+framework case exists only once the project's CMake builds it into a binary, so a tripwire
+would mean editing the project's build; the contradiction check of ctest's own summary
+stays its only defence (documented in the README).
+
+The tripwire that must fail makes its test command exit non-zero. It is planted only where
+that changes nothing else the job runs: its runner is on the last line of the last step
+(no command after it that `-e` or `&&` would skip), no option stops the runner at the first
+failure (pytest `-x`, `--maxfail`, `--stepwise` on a pytest line, in PYTEST_ADDOPTS or the
+pytest configuration's addopts; `go test -failfast`), and `cargo test` runs every binary
+(`--no-fail-fast`: without it the first failing binary stops the rest). Elsewhere only the
+tripwire that must pass is planted. The runner then knows the last step's exit for its own
+(`StepResult.tripwire_exit`, ci_runner.tripwires.verdict).
+
+The files are written just before the first step that runs tests (for Rust, the first that
+builds them), so lint and format steps before it never read them; when that is the first
+step, or none can be told, they go in with the workspace copy, at no cost of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_runner.errors import PatchError, WorkspaceError
+from ci_runner.patches import parse_diff
+from ci_runner.pipeline import Pipeline, ReportFormat, Step
+from ci_runner.tripwires import golang, python, rust
+from ci_runner.tripwires.sites import Site, plain_dir, plain_file
+from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
+
+_B = r"(?:^|[\s;&|(`'\"/])"  # a command's start
+_E = r"(?=$|[\s;&|)`'\"])"  # its end
+RUNNERS = {
+    "python": re.compile(
+        _B + r"(?:py\.?test|tox|nox|nose2?|trial|python\d*(?:\.\d+)?\s+(?:-\S+\s+)*-m\s+"
+        r"(?:pytest|unittest|nose2?)|manage\.py\s+test|setup\.py\s+test|hatch\s+test)" + _E
+    ),
+    "go": re.compile(_B + r"(?:go\s+test|\$[({]GO[)}]\s+test|gotestsum)" + _E),
+    "rust": re.compile(_B + r"cargo\s+(?:\+\S+\s+)?(?:test|t|nextest)" + _E),
+}
+# steps that compile Rust test targets: tripwires must be in place before the first
+_RUST_BUILDS = re.compile(
+    _B + r"cargo\s+(?:\+\S+\s+)?(?:build|b|test|t|nextest|check|c|clippy|run|r|bench)" + _E
+)
+_REPORTS = {
+    ReportFormat.JUNIT: "python",
+    ReportFormat.GO_JSON: "go",
+    ReportFormat.LIBTEST: "rust",
+}
+_PYTEST_LINE = re.compile(r"py\.?test")
+_PYTEST_FAILFAST = re.compile(
+    r"(?:^|\s)(?:-[A-Za-wyz]*x[A-Za-z]*|--exitfirst|--maxfail|--sw|--stepwise)(?=$|[\s=])"
+)
+_GO_FAILFAST = re.compile(r"-{1,2}failfast\b")
+_CHAINED = re.compile(r"&&|;")
+_SCRIPTS = ("tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile")
+_PATH_WORD = re.compile(
+    r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|py|mk|ini|toml|cfg))\b"
+)
+MAX_SCRIPT_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Planting:
+    """A run's tripwire sites and the step the files go in before (0: with the copy)."""
+
+    sites: tuple[Site, ...] = ()
+    before_step: int = 0
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        return {path: data for site in self.sites for path, data in site.files.items()}
+
+
+def languages(pipeline: Pipeline) -> list[str]:
+    """The languages whose tests the pipeline runs, by its report and its steps' runners."""
+    found = {_REPORTS[f]} if (f := pipeline.report.format) in _REPORTS else set()
+    for language, runner in RUNNERS.items():
+        if any(runner.search(step.run) for step in pipeline.steps):
+            found.add(language)
+    return sorted(found)
+
+
+def touched_paths(diffs: Iterable[str]) -> frozenset[str]:
+    """Paths the run's diffs create or change."""
+    paths: set[str] = set()
+    for index, text in enumerate(diffs):
+        try:
+            for patch in parse_diff(text, index):
+                if patch is not None:
+                    paths.add(patch.delta.new_file.path)
+        except PatchError:
+            continue
+    return frozenset(paths)
+
+
+def _last_line(steps: tuple[Step, ...]) -> str:
+    lines = [line for line in logical_lines(steps[-1].run) if not line.startswith("#")]
+    return lines[-1] if lines else ""
+
+
+def runs_last(pipeline: Pipeline, language: str) -> re.Match[str] | None:
+    """The test runner on the last line of the last step, with no command chained after."""
+    line = _last_line(pipeline.steps)
+    found = RUNNERS[language].search(line) or TEST_RUNNERS.search(line)
+    if found is None or _CHAINED.search(line, found.end()):
+        return None
+    return found
+
+
+def _env_values(pipeline: Pipeline, key: str) -> list[str]:
+    return [env[key] for env in (pipeline.env, *(s.env for s in pipeline.steps)) if key in env]
+
+
+def _script_lines(root: Path, pipeline: Pipeline) -> list[str]:
+    """The lines the steps run: their own, the task runners' files (tox.ini, Makefile...)
+    and the scripts a step names (`bash ci/test.sh`), where a runner's options may hide."""
+    lines = [line for step in pipeline.steps for line in logical_lines(step.run)]
+    paths = [
+        root / d / name for d in {"", *(s.workdir for s in pipeline.steps)} for name in _SCRIPTS
+    ]
+    for step in pipeline.steps:
+        for word in _PATH_WORD.findall(step.run):
+            paths.append(root / step.workdir / word)
+    for path in dict.fromkeys(paths):
+        if plain_file(root, path) and path.stat().st_size <= MAX_SCRIPT_BYTES:
+            lines += path.read_text(errors="replace").splitlines()
+    return lines
+
+
+def may_fail(root: Path, pipeline: Pipeline, language: str) -> bool:
+    """Whether a tripwire that fails cannot change what else the job runs (module doc)."""
+    last = runs_last(pipeline, language)
+    if last is None:
+        return False
+    lines = _script_lines(root, pipeline)
+    if language == "python":
+        _, addopts = python.pytest_options(root, (s.workdir for s in pipeline.steps))
+        options = [addopts, *_env_values(pipeline, "PYTEST_ADDOPTS")]
+        options += [line[m.end() :] for line in lines if (m := _PYTEST_LINE.search(line))]
+        return not any(_PYTEST_FAILFAST.search(text) for text in options)
+    if language == "go":
+        texts = [*lines, *_env_values(pipeline, "GOFLAGS")]
+        return not any(_GO_FAILFAST.search(text) for text in texts)
+    return "--no-fail-fast" in last.string[last.start() :]
+
+
+def first_step(pipeline: Pipeline, names: Iterable[str]) -> int:
+    """The first step that runs (or, for Rust, builds) the tests of one of the languages;
+    0 when none can be told (a runner hidden in a script finds the files there)."""
+    patterns = [RUNNERS[n] for n in names] + ([_RUST_BUILDS] if "rust" in names else [])
+    for index, step in enumerate(pipeline.steps):
+        if any(p.search(step.run) for p in patterns) or TEST_RUNNERS.search(step.run):
+            return index
+    return 0
+
+
+def plan(root: Path, pipeline: Pipeline, diffs: Iterable[str]) -> Planting:
+    """The run's tripwires, fresh names each time, for the tree at `root` (diffs applied)."""
+    names = languages(pipeline)
+    if not names:
+        return Planting()
+    touched = touched_paths(diffs)
+    sites: list[Site] = []
+    for language in names:
+        failing = may_fail(root, pipeline, language)
+        if language == "python":
+            workdirs = [s.workdir for s in pipeline.steps]
+            sites += python.plant(root, workdirs, touched, failing)
+        elif language == "go":
+            sites += golang.plant(root, touched, failing)
+        else:
+            sites += rust.plant(root, touched, failing)
+    sites = [s for s in sites if all(writable(root, path) for path in s.files)]
+    return Planting(tuple(sites), first_step(pipeline, names) if sites else 0)
+
+
+def writable(root: Path, relative: str) -> bool:
+    """A new file, or a regular one, in a directory reached through no symlink."""
+    path = root / relative
+    if not plain_dir(root, path.parent):
+        return False
+    return plain_file(root, path) or not os.path.lexists(path)
+
+
+def write(root: Path, files: Mapping[str, bytes]) -> None:
+    """Write the files into the host's copy of the workspace, before it is copied in: a new
+    file or a regular file replaced, in a directory reached through no symlink (never
+    following one out of the workspace)."""
+    for relative, data in files.items():
+        path = root / relative
+        if not writable(root, relative):
+            raise WorkspaceError(f"cannot write the tripwire {relative}: not a plain file")
+        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+        if plain_file(root, path):
+            flags |= os.O_TRUNC
+        else:
+            flags |= os.O_CREAT | os.O_EXCL
+        fd = os.open(path, flags, 0o644)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)

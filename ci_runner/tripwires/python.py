@@ -1,0 +1,169 @@
+"""Python tripwires: a unittest module in each directory that holds test files.
+
+A `unittest.TestCase` is collected by pytest (whatever its `python_classes` and
+`python_functions` say), by `python -m unittest discover`, tox, nox, nose and Django's runner
+alike, so one shape serves every runner. It goes beside the project's own test files, in
+every such directory (pytest's `testpaths`, a `tests/unit` argument and unittest's start
+directory all reach the directories their tests are in); its file name follows the project's
+`python_files` when one is configured, else `test_<name>.py`, which both pytest's and
+unittest's default patterns match. It imports nothing but `unittest`, so it cannot fail to
+import where the project's own tests import, and it is written lint-clean (black, isort,
+flake8, pylint's docstrings, mypy --strict), since lint steps may read it.
+"""
+
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import os
+import re
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+
+from ci_runner.tripwires.sites import Site, token
+
+MAX_SITES = 64
+DEFAULT_PATTERNS = ("test_*.py", "*_test.py", "test*.py")
+# pytest's own norecursedirs, Python's caches, and folders that hold test data rather than
+# tests (a sample project another test collects and counts must not get a test more)
+SKIPPED_DIRS = frozenset(
+    {"node_modules", "venv", "build", "dist", "site-packages", "CVS", "_darcs", "{arch}",
+     "__pycache__", "fixtures", "testdata", "data", "examples", "samples", "resources",
+     "assets", "snapshots", "cassettes", "vendor", "third_party"}
+)  # fmt: skip
+# pytest's own order: pytest.ini, pyproject.toml, tox.ini, setup.cfg
+_CONFIGS = (
+    ("pytest.ini", "pytest"),
+    ("pyproject.toml", "tool.pytest.ini_options"),
+    ("tox.ini", "pytest"),
+    ("setup.cfg", "tool:pytest"),
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+
+MODULE = '''"""Checks of this run's test report."""
+
+import unittest
+
+
+class Test{case}(unittest.TestCase):
+    """Checks of this run's test report."""
+
+    def test_{passing}(self) -> None:
+        """Passes."""
+{failing}'''
+FAILING = '''
+    def test_{failing}(self) -> None:
+        """Fails."""
+        self.fail("this test fails on purpose")
+'''
+
+
+def skipped_dir(name: str) -> bool:
+    return name.startswith(".") or name in SKIPPED_DIRS or name.endswith((".egg", ".egg-info"))
+
+
+def pytest_options(root: Path, config_dirs: Iterable[str]) -> tuple[tuple[str, ...], str]:
+    """(`python_files` patterns, `addopts`) of the first pytest configuration found in the
+    root or a step's working directory; the defaults when there is none or it cannot be read."""
+    for directory in dict.fromkeys(["", *config_dirs]):
+        base = root / directory
+        for name, section in _CONFIGS:
+            if name.endswith(".toml"):
+                found = _toml_options(base / name)
+            else:
+                found = _ini_options(base / name, section)
+            if found is not None:
+                return found
+    return DEFAULT_PATTERNS, ""
+
+
+def _ini_options(path: Path, section: str) -> tuple[tuple[str, ...], str] | None:
+    if not path.is_file():
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(path.read_text(errors="replace"))
+    except (configparser.Error, OSError):
+        return None
+    if not parser.has_section(section):
+        return None
+    patterns = tuple(parser.get(section, "python_files", fallback="").split())
+    return patterns or DEFAULT_PATTERNS, parser.get(section, "addopts", fallback="")
+
+
+def _toml_options(path: Path) -> tuple[tuple[str, ...], str] | None:
+    if not path.is_file():
+        return None
+    try:
+        data = tomllib.loads(path.read_text(errors="replace"))
+    except (tomllib.TOMLDecodeError, OSError):
+        return None
+    options = data.get("tool", {}).get("pytest", {}).get("ini_options")
+    if not isinstance(options, dict):
+        return None
+    return _words(options.get("python_files")) or DEFAULT_PATTERNS, " ".join(
+        _words(options.get("addopts"))
+    )
+
+
+def _words(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(value.split())
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return ()
+
+
+def module_name(patterns: tuple[str, ...], secret: str) -> str:
+    """A module name the project's `python_files` collects, made of `secret`."""
+    for pattern in patterns:
+        if pattern.count("*") == 1 and pattern.endswith(".py") and "/" not in pattern:
+            name = pattern.replace("*", secret).removesuffix(".py")
+            if _IDENTIFIER.match(name) and fnmatch.fnmatch(f"{name}.py", pattern):
+                return name
+    return f"test_{secret}"
+
+
+def test_dirs(root: Path, patterns: tuple[str, ...]) -> list[str]:
+    """Directories (relative, `.` for the root) holding a file the patterns match."""
+    found: list[str] = []
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if not skipped_dir(d))
+        if any(fnmatch.fnmatch(f, p) for f in files if f.endswith(".py") for p in patterns):
+            found.append(os.path.relpath(directory, root))
+    return found
+
+
+def plant(
+    root: Path,
+    config_dirs: Iterable[str],
+    touched: frozenset[str],
+    with_failing: bool,
+) -> list[Site]:
+    """One site per test directory, the directories the run's diffs touch first."""
+    patterns, _ = pytest_options(root, config_dirs)
+    dirs = test_dirs(root, patterns)
+    touched_dirs = {os.path.dirname(p) or "." for p in touched}
+    dirs.sort(key=lambda d: (d not in touched_dirs, d.count("/"), d))
+    sites = []
+    for directory in dirs[:MAX_SITES]:
+        module = module_name(patterns, token())
+        case, passing = token(), token()
+        failing = token() if with_failing else None
+        text = MODULE.format(
+            case=case.capitalize(),
+            passing=passing,
+            failing=FAILING.format(failing=failing) if failing else "",
+        )
+        path = os.path.normpath(os.path.join(directory, f"{module}.py"))
+        sites.append(
+            Site(
+                label=f"python {directory}",
+                names=(module,),
+                passing=f"test_{passing}",
+                failing=f"test_{failing}" if failing else None,
+                files={path: text.encode()},
+            )
+        )
+    return sites
