@@ -163,11 +163,13 @@ def next_matches(
     in_flight: Sequence[Scheduled] = (),
     resting: Collection[str] = (),
     seed: int = 0,
+    failed: Sequence[Scheduled] = (),
 ) -> list[Pick]:
     """Up to `count` matches to schedule now, best first (fewer, or none, when the goal
     holds for every adjacent pair or no unplayed (pair, task) is left). Matches in flight
     count as information already coming, so a batch spreads over the open pairs; models in
-    `resting` (their own budget spent) are not scheduled."""
+    `resting` (their own budget spent) are not scheduled; a (pair, task) that `failed` is
+    not tried again."""
     if len(models) < 2 or count < 1:
         return []
     rng = np.random.default_rng(seed + len(matches) + len(in_flight))
@@ -176,7 +178,9 @@ def next_matches(
     open_pairs = [p for p in adjacent_pairs(post.intervals(), goal) if not p.resolved]
     if not open_pairs:
         return []
-    taken = {_key(m.task, m.a, m.b) for m in matches} | {_key(s.task, s.a, s.b) for s in in_flight}
+    taken = {_key(m.task, m.a, m.b) for m in matches} | {
+        _key(s.task, s.a, s.b) for s in (*in_flight, *failed)
+    }
     tally = task_discrimination(tasks, matches)
     hessian: Matrix = np.asarray(np.linalg.inv(post.covariance), dtype=np.float64)
     for s in in_flight:
@@ -279,6 +283,7 @@ def schedule(
     slots: int = 1,
     in_flight: Sequence[Scheduled] = (),
     seed: int = 0,
+    failed: Sequence[Scheduled] = (),
 ) -> list[Pick]:
     """The matches to start now within the budget: checked before anything is scheduled,
     so a cap is passed by no more than the matches in flight (match counts never). Nothing
@@ -290,7 +295,7 @@ def schedule(
         count = min(count, budget.matches - used.matches - len(in_flight))
     flying = {m: sum(m in (s.a, s.b) for s in in_flight) for m in models}
     resting = {m for m in models if not model_allowed(budget, used, m, flying[m])}
-    picks = next_matches(models, tasks, matches, goal, count, in_flight, resting, seed)
+    picks = next_matches(models, tasks, matches, goal, count, in_flight, resting, seed, failed)
     if budget.per_model_matches is None:
         return picks
     kept: list[Pick] = []
