@@ -404,7 +404,8 @@ def _adaptive_tournament(
             outcome: MatchRecord | MatchFailure
             if isinstance(ready, TaskError):
                 with written:
-                    skipped.append(str(ready))
+                    if str(ready) not in skipped:  # once, however many matches needed it
+                        skipped.append(str(ready))
                 return None
             if isinstance(ready, Exception):
                 outcome = MatchFailure(
