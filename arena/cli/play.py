@@ -8,6 +8,7 @@ import os
 import threading
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,6 +29,13 @@ EvidenceOption = Annotated[
 if TYPE_CHECKING:
     from arena.match import MatchFailure, MatchRecord
     from arena.players.base import Player
+    from arena.ratings.stopping import Budget, Goal
+
+
+class Mode(StrEnum):
+    ROUND_ROBIN = "round-robin"
+    ADAPTIVE = "adaptive"
+
 
 # The engine (Docker, retrieval, players) is imported inside the commands that use it, so
 # that every other command starts fast.
@@ -157,8 +165,51 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json")] = False,
     evidence: EvidenceOption = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="matches played at once")] = 1,
+    mode: Annotated[
+        Mode,
+        typer.Option(
+            "--mode",
+            help="round-robin: every pair on every task; adaptive: the matches that most"
+            " narrow neighbouring intervals, until the goal or a budget is reached",
+        ),
+    ] = Mode.ROUND_ROBIN,
+    target_width: Annotated[
+        float | None,
+        typer.Option(
+            "--target-width",
+            min=1.0,
+            help="adaptive: neighbours are done when their 95% intervals are apart or both"
+            " at most this many points wide (default: apart only)",
+        ),
+    ] = None,
+    max_matches: Annotated[
+        int | None, typer.Option("--max-matches", min=1, help="adaptive: match budget")
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option("--max-seconds", min=1.0, help="adaptive: budget of summed match time"),
+    ] = None,
+    max_model_matches: Annotated[
+        int | None,
+        typer.Option("--max-model-matches", min=1, help="adaptive: matches per model"),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="adaptive: tie-break seed")] = 0,
 ) -> None:
-    """Play every pair of models on every valid task, then print the standings."""
+    """Play every pair of models on every valid task (or, with --mode adaptive, only the
+    matches that most narrow neighbouring intervals), then print the standings."""
+    if mode is Mode.ADAPTIVE:
+        from arena.ratings.stopping import Budget, Goal
+
+        budget = Budget(
+            matches=max_matches, seconds=max_seconds, per_model_matches=max_model_matches
+        )
+        goal = Goal(target_width=target_width)
+        _adaptive_tournament(
+            models, tasks, models_file, results, as_json, evidence, jobs, goal, budget, seed
+        )
+        return
+    if any(x is not None for x in (target_width, max_matches, max_seconds, max_model_matches)):
+        fail(BAD_INPUT, "--target-width and the --max-* budgets need --mode adaptive")
     from arena.faults import fault_of
     from arena.match import MatchFailed, MatchFailure, PreparedTask
     from arena.runtime import build_runtime
@@ -256,6 +307,17 @@ def tournament(
                     futures.append(future)
             for future in futures:
                 future.result()
+    _print_standings(records, failures, skipped, names, as_json)
+
+
+def _print_standings(
+    records: list[MatchRecord],
+    failures: list[MatchFailure],
+    skipped: list[str],
+    names: list[str],
+    as_json: bool,
+    extra: dict[str, Any] | None = None,
+) -> None:
     table_rows = standings(records, failures, names)
     if as_json:
         print(
@@ -265,6 +327,7 @@ def tournament(
                     "matches": len(records),
                     "failed": [f.summary() for f in failures],
                     "skipped": skipped,
+                    **(extra or {}),
                 },
                 indent=2,
             )
@@ -286,6 +349,125 @@ def tournament(
             *(str(row[k]) for k in ("wins", "losses", "ties", "round_wins", "failed")),
         )
     Console().print(table)
+
+
+def _adaptive_tournament(
+    models: str,
+    tasks: str,
+    models_file: Path | None,
+    results: Path | None,
+    as_json: bool,
+    evidence: Path | None,
+    jobs: int,
+    goal: Goal,
+    budget: Budget,
+    seed: int,
+) -> None:
+    """Matches chosen one by one by the pairing engine (`arena.cli.adaptive`)."""
+    from arena.cli.adaptive import Status, run_adaptive
+    from arena.faults import fault_of
+    from arena.match import MatchFailed, MatchFailure, PreparedTask
+    from arena.ratings.pairing import Scheduled
+    from arena.runtime import build_runtime
+    from arena.tasks.schema import TaskError
+    from arena.tasks.sources import load_tasks
+    from ci_runner import CISettings
+
+    names = [n.strip() for n in models.split(",") if n.strip()]
+    if len(names) < 2:
+        fail(BAD_INPUT, "--models needs at least two names")
+    skipped: list[str] = []
+    with exit_on_errors():
+        players = {p.name: p for p in _players(names, models_file)}
+        runtime = build_runtime(CISettings())
+        found = {
+            t.instance_id: t
+            for t in load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+        }
+        prepared: dict[str, PreparedTask | Exception] = {}
+        preparing = threading.Lock()
+        written = threading.Lock()
+
+        def prepare(task_id: str) -> PreparedTask | Exception:
+            with preparing:  # each task once, whichever match needs it first
+                if task_id not in prepared:
+                    try:
+                        prepared[task_id] = runtime.arena.prepare(found[task_id])
+                    except Exception as exc:  # TaskError: skipped; else: its matches fail
+                        prepared[task_id] = exc
+                return prepared[task_id]
+
+        def play(match: Scheduled) -> MatchRecord | MatchFailure | None:
+            """Any exception fails this match alone; the tournament goes on."""
+            task = found[match.task]
+            ready = prepare(match.task)
+            outcome: MatchRecord | MatchFailure
+            if isinstance(ready, TaskError):
+                with written:
+                    if str(ready) not in skipped:  # once, however many matches needed it
+                        skipped.append(str(ready))
+                return None
+            if isinstance(ready, Exception):
+                outcome = MatchFailure(
+                    task=match.task,
+                    language=task.language.value,
+                    kind=task.kind,
+                    a=match.a,
+                    b=match.b,
+                    reason=f"preparing the task failed: {ready}",
+                    fault=fault_of(ready).component,
+                )
+            else:
+                try:
+                    outcome = runtime.arena.play_match(ready, players[match.a], players[match.b])
+                except Exception as exc:  # recorded with its reason, never lost
+                    fault = exc.fault if isinstance(exc, MatchFailed) else fault_of(exc)
+                    outcome = MatchFailure(
+                        task=match.task,
+                        language=task.language.value,
+                        kind=ready.validation.kind,
+                        a=match.a,
+                        b=match.b,
+                        reason=str(exc)
+                        if isinstance(exc, MatchFailed)
+                        else f"{type(exc).__name__}: {exc}",
+                        fault=fault.component,
+                        at_fault=fault.model,
+                    )
+            with written:
+                if evidence is not None and not isinstance(outcome, MatchFailure):
+                    _write_evidence(evidence, outcome)
+                if results is not None:
+                    with results.open("a") as handle:
+                        handle.write(json.dumps(outcome.summary()) + "\n")
+            return outcome
+
+        columns = (TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=stderr) as progress:
+            bar = progress.add_task("adaptive: starting", total=budget.matches)
+
+            def show(status: Status) -> None:
+                progress.update(
+                    bar,
+                    completed=status.used.matches,
+                    description=f"adaptive: {escape(status.line())}",
+                )
+
+            run = run_adaptive(
+                names, list(found), play, goal, budget, jobs=jobs, seed=seed, on_status=show
+            )
+    status = run.status
+    extra = {
+        "mode": "adaptive",
+        "stop": run.stop.value,
+        "widest_open_interval": status.widest,
+        "target_width": goal.target_width,
+        "estimated_matches_to_finish": status.to_finish,
+        "budget_left": status.left,
+    }
+    if not as_json:
+        stderr.print(f"[bold]stopped:[/] {run.stop.value}; {escape(status.line())}")
+    _print_standings(run.records, run.failures, skipped, names, as_json, extra)
 
 
 def _write_evidence(directory: Path, record: MatchRecord) -> None:

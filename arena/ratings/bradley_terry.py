@@ -124,14 +124,21 @@ def fit_log_strengths(
     return theta
 
 
+def posterior_covariance(scores: Matrix, theta: Vector, prior_ties: float) -> Matrix:
+    """The inverse Hessian of the negative log posterior at `theta` (natural units): the
+    Laplace covariance of the strengths, which adaptive pairing updates match by match."""
+    _, hessian = _gradient_and_hessian(theta, _pairs(scores), prior_ties)
+    covariance: Matrix = np.asarray(np.linalg.inv(hessian), dtype=np.float64)
+    return covariance
+
+
 def standard_errors(
     scores: Matrix, theta: Vector, prior_ties: float, anchor: int | None = None
 ) -> Vector:
     """Each displayed rating's standard error in points, from the inverse Hessian at `theta`:
     of `theta_i - mean(theta)` (ratings centred on the mean), or of `theta_i - theta_anchor`
     (the anchor's own is 0: it is pinned, not estimated)."""
-    _, hessian = _gradient_and_hessian(theta, _pairs(scores), prior_ties)
-    covariance = np.linalg.inv(hessian)
+    covariance = posterior_covariance(scores, theta, prior_ties)
     m = theta.size
     if anchor is None:
         centre = np.eye(m) - 1.0 / m

@@ -224,6 +224,40 @@ def test_tournament_plays_every_pair_on_every_task(
         assert model in rated.stdout
 
 
+def test_adaptive_tournament_plays_within_its_budget_and_reports_its_criterion(
+    ci_settings: CISettings, images: dict[str, str], tmp_path: Path
+) -> None:
+    results = tmp_path / "results.jsonl"
+    done = _arena(
+        [
+            "tournament",
+            "--tasks",
+            "demo",
+            "--models",
+            "oracle,partial,null",
+            "--mode",
+            "adaptive",
+            "--target-width",
+            "50",
+            "--max-matches",
+            "4",
+            "--jobs",
+            "2",
+            "--results",
+            str(results),
+            "--json",
+        ],
+        ci_settings,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["mode"] == "adaptive" and summary["stop"] == "budget"
+    assert summary["matches"] == 4 and summary["budget_left"] == {"matches": 0}
+    assert summary["widest_open_interval"] > 50 and summary["target_width"] == 50
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len({(x["task"], *sorted((x["a"], x["b"]))) for x in lines}) == 4
+
+
 def test_a_dead_endpoint_fails_its_matches_loudly_and_the_tournament_goes_on(
     ci_settings: CISettings, images: dict[str, str], tmp_path: Path
 ) -> None:
