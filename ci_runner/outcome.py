@@ -5,6 +5,9 @@ import signal
 from ci_runner.stops import StopCause
 from ci_runner.types import CIStatus, Limits, StepResult, TestOutcome
 
+_NO_SPACE = "No space left on device"
+_TAIL_CHARS = 4000  # where a build's own last words are
+
 
 def _ended(exit_code: int | None) -> str:
     """How a process ended, in words: `killed by SIGKILL`, `with exit code 126`."""
@@ -49,6 +52,11 @@ def step_problem(step: StepResult, limits: Limits) -> str | None:
             f"(it ended {_ended(step.exit_code)})"
         )
     if step.exit_code != 0 and not step.tripwire_exit:
+        if _NO_SPACE in step.log[-_TAIL_CHARS:]:  # the likeliest cause, and one a setting fixes
+            return (
+                f"step {step.name!r} failed with exit code {step.exit_code}: {_NO_SPACE} (the "
+                f"workspace holds {limits.disk_mb} MiB; ARENA_LIMITS disk_mb raises it)"
+            )
         return f"step {step.name!r} failed with exit code {step.exit_code}"
     return None
 

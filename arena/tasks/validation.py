@@ -90,6 +90,9 @@ def judge_validation(
     fail_to_pass = tuple(sorted(t for t in passing_after if t not in old or t in failing_before))
     if not fail_to_pass:
         why = "no test fails without the gold patch and passes with it"
+        ran = after[0]
+        if ran.status is not CIStatus.PASSED and ran.error:  # what kept them from passing
+            why = f"{why} (base + gold patch {ran.status.value}: {ran.error})"
         return recorded.model_copy(update={"reason": why})
     return recorded.model_copy(update={"valid": True, "fail_to_pass": fail_to_pass})
 

@@ -63,6 +63,20 @@ def test_tests_failing_on_both_trees_are_broken_not_a_reason_to_reject() -> None
     assert v.fail_to_pass == ("fixed",) and v.pass_to_pass == ("old",)
 
 
+def test_a_gold_run_that_failed_says_why_no_test_turned() -> None:
+    # PowerGridModel: every build stopped at the workspace's disk limit, every test "error"
+    failed = CIResult(
+        status=CIStatus.FAILED,
+        tests={"API": E},
+        error="step 'Build and test' failed with exit code 1: No space left on device",
+    )
+    v = judge_validation(twice({"API": E}), [failed, failed])
+    assert not v.valid and v.reason is not None
+    assert v.reason.startswith("no test fails without the gold patch and passes with it")
+    assert "(base + gold patch failed: step 'Build and test' failed" in v.reason
+    assert "No space left on device" in v.reason
+
+
 @pytest.mark.parametrize(
     ("before", "after", "reason"),
     [

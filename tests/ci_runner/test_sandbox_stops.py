@@ -271,3 +271,16 @@ def test_a_fork_bomb_left_after_the_last_step_is_never_infrastructure(
         if result.status is not CIStatus.PASSED:
             assert result.status is CIStatus.FAILED, result.error
             assert "own processes" in (result.error or ""), result.error
+
+
+def test_a_step_that_ran_out_of_workspace_says_so_and_how_to_raise_it() -> None:
+    step = StepResult(
+        name="Build and test",
+        exit_code=1,
+        duration_s=130.0,
+        log="file INSTALL cannot copy file: No space left on device.\nninja: build stopped\n",
+    )
+    assert step_problem(step, Limits(disk_mb=2048)) == (
+        "step 'Build and test' failed with exit code 1: No space left on device (the workspace"
+        " holds 2048 MiB; ARENA_LIMITS disk_mb raises it)"
+    )
