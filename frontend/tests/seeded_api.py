@@ -315,7 +315,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
         many = many_models(100, 3000)
         register_many(pool, sorted({m.a for m in many} | {m.b for m in many}))
         store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)))
-        specs = {r["name"]: r["spec"] for r in list_models(pool, False)}
+        specs = {r.name: r.spec for r in list_models(pool, False)}
         task = demo_tasks(cache_dir / "demo-repos")[0]
         task = task.model_copy(update={"problem_statement": f"# Bug\n\nadd() subtracts. {HOSTILE}"})
         tid = create_tournament(
