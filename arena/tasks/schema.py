@@ -114,8 +114,9 @@ def _entry_refs(entry: Any, depth: int) -> list[JobRef]:
 
 # Bumped whenever validation's rules or test ids change: 2 = two runs per tree, flaky and
 # broken tests left out, CI-judged tasks, Rust doctest ids without line numbers; 3 = C++ test
-# binaries registered once with ctest split into their cases.
-VALIDATION_RULES = 3
+# binaries registered once with ctest split into their cases; 4 = ctest names with spaces
+# read whole from its console lines.
+VALIDATION_RULES = 4
 
 
 class TaskKind(StrEnum):

@@ -9,6 +9,9 @@ from ci_runner.types import TestOutcome
 
 # "  1/12 Test  #3: name ......   Passed    0.01 sec": bounded counts, no nested repetition
 _START = re.compile(r"\d{1,9}/\d{1,9} +Test +#\d{1,9}: +")
+# the dots between a name and its verdict; the verdict after them has none (a linear search:
+# each candidate's look-ahead stops at the next dot)
+_PAD = re.compile(r" \.+ *(?=[^. ][^.]*$)")
 _STATUS = {
     "run": TestOutcome.PASSED,
     "fail": TestOutcome.FAILED,
@@ -33,9 +36,13 @@ def _console_line(line: str) -> tuple[str, TestOutcome] | None:
     start = _START.match(stripped)
     if start is None or not stripped.endswith(" sec"):
         return None
-    name, _, rest = stripped[start.end() :].partition(" ")
-    body, _, seconds = rest[: -len(" sec")].rstrip().rpartition(" ")
-    verdict = body.lstrip(" .")
+    body, _, seconds = stripped[start.end() : -len(" sec")].rstrip().rpartition(" ")
+    pad = _PAD.search(body)
+    if pad is not None:  # names hold spaces ("API Meta Data"): the name ends at its dots
+        name, verdict = body[: pad.start()], body[pad.end() :]
+    else:  # a name as wide as the column has no dots after it
+        name, _, verdict = body.partition(" ")
+    verdict = verdict.strip(" .")
     if not name or not verdict or not seconds.replace(".", "", 1).isdigit():
         return None
     return name, _verdict(verdict)

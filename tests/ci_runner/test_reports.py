@@ -99,6 +99,27 @@ def test_ctest_console_lines() -> None:
     }
 
 
+def test_ctest_names_with_spaces_are_whole_ids() -> None:
+    # PowerGridModel's doctest cases registered one by one: "API Meta Data", "Math solver, ..."
+    pad = "." * 180  # ctest pads every name to the widest one
+    text = (
+        f"  1/6 Test   #1: API Meta Data {pad}   Passed    0.01 sec\n"
+        f"  2/6 Test   #2: Math solver, zero variance test {pad}***Failed    0.20 sec\n"
+        f"  3/6 Test   #3: Seg fault case {pad}***Exception: SegFault  0.02 sec\n"
+        "  4/6 Test   #4: the_widest_name_in_the_column   Passed    0.01 sec\n"
+        f"  5/6 Test   #5: skip me {pad}***Not Run (Disabled)   0.00 sec\n"
+        f"  6/6 Test   #6: a.b.c {pad}   Passed    0.00 sec\n"
+    ).encode()
+    assert parse_report(ReportFormat.CTEST, text) == {
+        "API Meta Data": T.PASSED,
+        "Math solver, zero variance test": T.FAILED,
+        "Seg fault case": T.ERROR,
+        "the_widest_name_in_the_column": T.PASSED,
+        "skip me": T.SKIPPED,
+        "a.b.c": T.PASSED,
+    }
+
+
 def test_libtest_ids_carry_their_test_binary() -> None:
     assert parse_report(ReportFormat.LIBTEST, CARGO) == {
         "src/lib.rs::tests::adds": T.FAILED,
