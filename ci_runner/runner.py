@@ -6,14 +6,15 @@ import contextlib
 import logging
 import posixpath
 import re
-import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import NamedTuple
 
 import docker
 
+from ci_runner.background import in_background
 from ci_runner.config import CISettings
 from ci_runner.engine import connect
 from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
@@ -415,39 +416,26 @@ class _Starting:
 
     def __init__(self, start: Callable[[], DockerSandbox]) -> None:
         self._start = start
-        self._box: DockerSandbox | None = None
-        self._failed: BaseException | None = None
+        self._started: Future[DockerSandbox] | None = None
         self._taken = False
-        self._thread = threading.Thread(target=self._run, name="sandbox-start", daemon=True)
-
-    def _run(self) -> None:
-        try:
-            self._box = self._start()
-        except BaseException as exc:  # raised by `sandbox()`, in the run's thread
-            self._failed = exc
 
     def __enter__(self) -> _Starting:
-        self._thread.start()
+        self._started = in_background(self._start, "sandbox-start")
         return self
 
     def sandbox(self) -> DockerSandbox:
         """The started sandbox, now the caller's to close; its start's failure is raised."""
-        self._thread.join()
+        assert self._started is not None
         self._taken = True
-        if self._failed is not None:
-            raise self._failed
-        assert self._box is not None
-        return self._box
+        return self._started.result()
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._taken:
+        if self._taken or self._started is None or self._started.exception() is not None:
             return
-        self._thread.join()
-        if self._box is not None:
-            try:
-                self._box.close()
-            except SandboxError as exc:
-                log.warning("cannot remove an unused sandbox (arena ci sweep will): %s", exc)
+        try:
+            self._started.result().close()
+        except SandboxError as exc:
+            log.warning("cannot remove an unused sandbox (arena ci sweep will): %s", exc)
 
 
 def _discard(run_dir: Path) -> None:

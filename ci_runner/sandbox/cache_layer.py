@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import threading
 import time
+from concurrent.futures import Future, wait
 from typing import Any
 
 import docker
@@ -22,6 +22,7 @@ import docker.errors
 from docker.models.containers import Container
 from docker.types import LogConfig, Mount
 
+from ci_runner.background import in_background
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
 from ci_runner.images import ENV_CACHE_DIR
@@ -73,8 +74,7 @@ class CacheLayer:
         self._size_mb = size_mb
         self.name = name  # the overlay volume's
         self._keeper: Container | None = None
-        self._keeper_started: threading.Thread | None = None
-        self._keeper_failed: BaseException | None = None
+        self._keeper_started: Future[None] | None = None
         self._overlay: str | None = None
         self._removed = False
 
@@ -122,13 +122,10 @@ class CacheLayer:
                 labels=labels,
             )
             layer._overlay = layer.name
-            layer._keeper_started = threading.Thread(
-                target=layer._start_keeper,
-                args=(image, uid, lifetime_s, labels, security_opt),
-                name=f"{layer.name}-keeper",
-                daemon=True,
+            layer._keeper_started = in_background(
+                lambda: layer._start_keeper(image, uid, lifetime_s, labels, security_opt),
+                f"{layer.name}-keeper",
             )
-            layer._keeper_started.start()
         except BaseException as exc:
             with contextlib.suppress(SandboxError):
                 layer.remove()
@@ -147,31 +144,26 @@ class CacheLayer:
     ) -> None:
         # the tmpfs belongs to the sandbox user: so do the upper dir, the caches' root
         script = f'mkdir "$1/{_UPPER}" "$1/{_WORK}" && exec sleep "$2"'
-        try:
-            self._keeper = self._client.containers.create(
-                image,
-                command=["sh", "-c", script, "arena-keeper", KEEPER_MOUNT, str(int(lifetime_s))],
-                detach=True,
-                network_mode="none",
-                user=f"{uid}:{uid}",
-                read_only=True,
-                mounts=[Mount(KEEPER_MOUNT, self._upper_volume, type="volume", no_copy=True)],
-                cap_drop=["ALL"],
-                security_opt=security_opt,
-                mem_limit="16m",
-                pids_limit=8,
-                log_config=LogConfig(type="none"),
-                labels=labels,
-            )
-            self._keeper.start()
-        except BaseException as exc:  # for the thread that waits for it
-            self._keeper_failed = exc
+        self._keeper = self._client.containers.create(
+            image,
+            command=["sh", "-c", script, "arena-keeper", KEEPER_MOUNT, str(int(lifetime_s))],
+            detach=True,
+            network_mode="none",
+            user=f"{uid}:{uid}",
+            read_only=True,
+            mounts=[Mount(KEEPER_MOUNT, self._upper_volume, type="volume", no_copy=True)],
+            cap_drop=["ALL"],
+            security_opt=security_opt,
+            mem_limit="16m",
+            pids_limit=8,
+            log_config=LogConfig(type="none"),
+            labels=labels,
+        )
+        self._keeper.start()  # a failure is raised by _keeper_up, in the thread that waits
 
     def _keeper_up(self) -> None:
         """Wait for the keeper's start; raise SandboxError if it failed."""
-        if self._keeper_started is not None:
-            self._keeper_started.join()
-        failed = self._keeper_failed
+        failed = None if self._keeper_started is None else self._keeper_started.exception()
         if failed is not None:
             raise SandboxError(
                 f"cannot start the sandbox's cache layer keeper: {failed}"
@@ -233,7 +225,7 @@ class CacheLayer:
         """Remove the keeper (the overlay mounted in the sandbox keeps the tmpfs alive, so the
         sandbox may still be going); what could not be removed, or None."""
         if self._keeper_started is not None:
-            self._keeper_started.join()  # its container, once created, is removed here
+            wait([self._keeper_started])  # its container, once created, is removed here
         keeper, self._keeper = self._keeper, None
         if keeper is None:
             return None
