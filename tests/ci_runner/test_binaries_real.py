@@ -9,7 +9,6 @@ built, and every CI run is offline.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
 
 import docker
 import pytest
@@ -18,10 +17,8 @@ from arena.ownership import owned_test_ids
 from arena.protocol import judge_tests
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
-from ci_runner.images import ImageBuilder
 from ci_runner.types import TestOutcome as T
 from ci_runner.workflows import derive_pipeline
-from tests.ci_runner.env_builds import build_settings, remove_built_images
 from tests.conftest import MakeRepo
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_containers_left")]
@@ -154,19 +151,6 @@ REVIEW = (
         "    REQUIRE(neg(5) == -5);\n}\n",
     )
 )
-
-
-@pytest.fixture(scope="module")
-def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
-    return build_settings(tmp_path_factory.mktemp("binaries-env"))
-
-
-@pytest.fixture(scope="module")
-def environments(
-    docker_client: docker.DockerClient, env_settings: CISettings
-) -> Iterator[EnvironmentBuilder]:
-    yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
-    remove_built_images(docker_client, env_settings)
 
 
 def test_each_binary_registered_once_is_split_into_its_cases_and_a_new_case_is_the_reviewers(

@@ -26,7 +26,7 @@ from ci_runner.sandbox import DockerSandbox, StopCause, sweep_orphans
 from ci_runner.sandbox.cache_layer import CacheLayerUnavailable, is_full, own_layer_dir
 from ci_runner.sandbox.docker import LABEL
 from ci_runner.types import StepResult
-from tests.ci_runner.env_builds import build_settings, remove_built_images
+from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import GO_FILES, GO_PIPELINE
 from tests.conftest import write_tree
 
@@ -74,11 +74,6 @@ def test_a_step_that_hit_the_cache_limit_says_so_as_the_codes_fault() -> None:
 
 
 # On the engine: a Go environment image (no module to fetch, so it builds offline and fast).
-
-
-@pytest.fixture(scope="module")
-def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
-    return build_settings(tmp_path_factory.mktemp("env-disk-cache"))
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ the task's date, setup once, a warm-up that cannot set up fails the build, servi
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 
 import docker
 import pytest
@@ -12,27 +11,12 @@ import pytest
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError, EnvironmentSpec
 from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
-from tests.ci_runner.env_builds import build_settings, remove_built_images
 from tests.ci_runner.env_projects import PYTHON_FILES
 from tests.conftest import MakeRepo
 
 BEFORE_SIX_1_17 = "2023-06-01"  # six 1.16.0 is of 2021-05, 1.17.0 of 2024-12
 _TEST = {"name": "test", "run": "python -m pytest -q -p no:cacheprovider --junitxml=report.xml"}
 _REPORT = {"format": "junit", "path": "report.xml"}
-
-
-@pytest.fixture(scope="module")
-def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
-    return build_settings(tmp_path_factory.mktemp("env-build-cache"))
-
-
-@pytest.fixture(scope="module")
-def environments(
-    docker_client: docker.DockerClient, env_settings: CISettings
-) -> Iterator[EnvironmentBuilder]:
-    """The builder; every environment image this module built is removed afterwards."""
-    yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
-    remove_built_images(docker_client, env_settings)
 
 
 @pytest.fixture(scope="module")

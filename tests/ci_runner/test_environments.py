@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import docker
@@ -32,7 +31,7 @@ from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workflows.commands import without_foreign
 from ci_runner.workspace import Workspaces
-from tests.ci_runner.env_builds import HOST_CA, build_settings, remove_built_images
+from tests.ci_runner.env_builds import HOST_CA
 from tests.ci_runner.env_projects import (
     CPP_FILES,
     CPP_PIPELINE,
@@ -48,20 +47,6 @@ from tests.ci_runner.env_projects import (
 from tests.conftest import ContainerCreations, MakeRepo
 
 ARENA = str(Path(sys.executable).parent / "arena")
-
-
-@pytest.fixture(scope="module")
-def env_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
-    return build_settings(tmp_path_factory.mktemp("env-cache"))
-
-
-@pytest.fixture(scope="module")
-def environments(
-    docker_client: docker.DockerClient, env_settings: CISettings
-) -> Iterator[EnvironmentBuilder]:
-    """The builder; every environment image this module built is removed afterwards."""
-    yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
-    remove_built_images(docker_client, env_settings)
 
 
 @pytest.fixture(scope="module")
