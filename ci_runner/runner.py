@@ -17,11 +17,18 @@ import docker
 from ci_runner.background import in_background
 from ci_runner.config import CISettings
 from ci_runner.engine import connect
-from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
-from ci_runner.images import WORKSPACE, ImageBuilder
+from ci_runner.errors import (
+    PatchError,
+    ReportError,
+    SandboxError,
+    ServiceError,
+    WorkspaceError,
+)
+from ci_runner.images import WORKSPACE
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
+from ci_runner.providers import provider_for
 from ci_runner.reports import contradiction, parse_report, runner_summary
 from ci_runner.reports.binaries import (
     NOT_A_FRAMEWORK,
@@ -35,8 +42,7 @@ from ci_runner.reports.binaries import (
 from ci_runner.reports.cases import parse_cases
 from ci_runner.reports.console import parse_console
 from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
-from ci_runner.sandbox.docker import DockerSandbox
-from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
+from ci_runner.sandbox.provider import BesideServices
 from ci_runner.spares import IDLE_S, SpareSandboxes
 from ci_runner.stops import StopCause
 from ci_runner.tripwires import (
@@ -59,6 +65,10 @@ def _no_callback(_: StepResult) -> None:
     return None
 
 
+def _no_progress(_: str) -> None:
+    return None
+
+
 class CIRunner:
     """Runs CIRequests in fresh Docker sandboxes; infrastructure faults raise SandboxError."""
 
@@ -73,8 +83,9 @@ class CIRunner:
         that runs many (a worker, a tournament); a single run would only waste one."""
         self._settings = settings
         self._client = client
+        self._provider = provider_for(settings, client)
         self._workspaces = Workspaces.from_settings(settings)
-        self._spares: SpareSandboxes[DockerSandbox] | None = SpareSandboxes() if spares else None
+        self._spares: SpareSandboxes[Sandbox] | None = SpareSandboxes() if spares else None
 
     @property
     def client(self) -> docker.DockerClient:
@@ -94,7 +105,7 @@ class CIRunner:
             self._spares.close()
 
     @contextlib.contextmanager
-    def _used(self, sandbox: DockerSandbox) -> Iterator[DockerSandbox]:
+    def _used(self, sandbox: Sandbox) -> Iterator[Sandbox]:
         """The run's sandbox, removed once the run is done with it: in the background when
         the runner keeps spares (a worker's next run need not wait for it)."""
         try:
@@ -105,12 +116,12 @@ class CIRunner:
             else:
                 self._spares.retire(sandbox)
 
-    def _sandbox_for(self, image: str, limits: Limits) -> Future[DockerSandbox]:
+    def _sandbox_for(self, image: str, limits: Limits) -> Future[Sandbox]:
         """A sandbox starting on its own thread while the checkout is made: the spare kept
         for this image and limits when there is one, and the next spare asked for."""
 
-        def start(idle_s: float = 0.0) -> DockerSandbox:
-            return DockerSandbox.start(self.client, image, limits, idle_s=idle_s)
+        def start(idle_s: float = 0.0) -> Sandbox:
+            return self._provider.start(image, limits, idle_s=idle_s)
 
         if self._spares is None:
             return in_background(start, "sandbox-start")
@@ -192,12 +203,9 @@ class CIRunner:
             tripwires=seen,
         )
 
-    def _services(self, sandbox: DockerSandbox, pipeline: Pipeline) -> RunningServices:
+    def _services(self, sandbox: Sandbox, pipeline: Pipeline) -> BesideServices:
         """The job's `services:` beside the sandbox, reachable from it as localhost."""
-        if not pipeline.services:
-            return RunningServices()
-        images = ServiceImages(ImageBuilder(self.client, self._settings))
-        return start_services(images, pipeline.services, sandbox)
+        return self._provider.start_services(pipeline.services, sandbox, _no_progress)
 
     def _run_steps(
         self,
@@ -455,14 +463,14 @@ class _Starting:
     applied on the host; one that is never taken (the checkout failed, a diff was refused)
     is closed on exit, and its start's failure is then nobody's concern."""
 
-    def __init__(self, started: Future[DockerSandbox]) -> None:
+    def __init__(self, started: Future[Sandbox]) -> None:
         self._started = started
         self._taken = False
 
     def __enter__(self) -> _Starting:
         return self
 
-    def sandbox(self) -> DockerSandbox:
+    def sandbox(self) -> Sandbox:
         """The started sandbox, now the caller's to close; its start's failure is raised."""
         self._taken = True
         return self._started.result()
