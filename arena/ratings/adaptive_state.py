@@ -9,6 +9,7 @@ is from its goal. No rule lives here; this module only turns the books into thei
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.ratings.pairing import Pick, Scheduled, posterior, schedule
@@ -17,6 +18,7 @@ from arena.ratings.stopping import (
     Adjacent,
     Budget,
     Goal,
+    Interval,
     MatchCost,
     Spent,
     Stop,
@@ -103,3 +105,14 @@ def decide(book: Book, slots: int, seed: int) -> Decision:
     if picks or book.in_flight:
         return Decision(tuple(picks), None)
     return Decision((), stop_reason(_pairs(book), book.budget, used) or Stop.EXHAUSTED)
+
+
+def unplaced(rows: Iterable[Interval], goal: Goal) -> set[str]:
+    """The models an adaptive tournament's board marks provisional: those of a neighbouring
+    pair for which the goal does not hold yet (their order, or their width, is not settled)."""
+    return {
+        model
+        for p in adjacent_pairs(rows, goal)
+        if not p.resolved
+        for model in (p.upper.model, p.lower.model)
+    }

@@ -131,6 +131,19 @@ def is_adaptive(pool: Pool, tournament_id: int) -> bool:
     return row is not None and row["mode"] == "adaptive"
 
 
+def adaptive_goal(pool: Pool, tournament_id: int) -> Goal | None:
+    """The goal of an adaptive tournament (None: a round robin, or no such tournament)."""
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT adaptive FROM tournaments WHERE id = %s", (tournament_id,)
+        ).fetchone()
+    return (
+        None
+        if row is None or row["adaptive"] is None
+        else AdaptiveConfig.from_json(row["adaptive"]).goal
+    )
+
+
 def in_flight_bound(pool: Pool, tournament_id: int) -> int:
     with pool.connection() as conn:
         row = conn.execute(

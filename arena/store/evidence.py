@@ -23,7 +23,8 @@ def _counts(rows: list[DictRow]) -> dict[int, dict[str, int]]:
 
 
 _TOURNAMENT = (
-    "SELECT id, models, tasks_spec, settings, status, created_at, finished_at FROM tournaments"
+    "SELECT id, models, tasks_spec, settings, status, created_at, finished_at, mode, adaptive,"
+    " stop_reason, newcomers FROM tournaments"
 )
 
 
