@@ -144,16 +144,6 @@ def adaptive_goal(pool: Pool, tournament_id: int) -> Goal | None:
     )
 
 
-def in_flight_bound(pool: Pool, tournament_id: int) -> int:
-    with pool.connection() as conn:
-        row = conn.execute(
-            "SELECT adaptive FROM tournaments WHERE id = %s", (tournament_id,)
-        ).fetchone()
-    if row is None or row["adaptive"] is None:
-        raise NotAdaptive(f"tournament {tournament_id} is not adaptive")
-    return AdaptiveConfig.from_json(row["adaptive"]).in_flight
-
-
 @dataclass(frozen=True)
 class Pass:
     """What one scheduling pass did: the matches it inserted, or the end it recorded."""
