@@ -27,6 +27,7 @@ from api.schemas.tournaments import (
     Goal,
     ModelAtFault,
     ModelJoin,
+    ModelSpending,
     Progress,
     Spending,
     TournamentCreate,
@@ -118,6 +119,16 @@ def tournament_out(pool: Pool, row: DictRow) -> TournamentOut:
         models_at_fault=[
             ModelAtFault(model=m.model, matches=m.matches, last_reason=m.last_reason)
             for m in models_at_fault(row["endpoint_failures"])
+        ],
+        spending=[
+            ModelSpending(
+                model=m.model,
+                matches=m.matches,
+                ci_seconds=m.ci_seconds,
+                tokens=m.tokens,
+                money_usd=m.money_usd,
+            )
+            for m in row["spending"]
         ],
         created_at=row["created_at"],
         finished_at=row["finished_at"],

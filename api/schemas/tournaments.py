@@ -126,6 +126,18 @@ class ModelAtFault(BaseModel):
     last_reason: str = Field(description="why the latest of them failed")
 
 
+class ModelSpending(BaseModel):
+    """One model's part of a tournament: its matches ended (done or failed), their CI time
+    (a match's runs judge both its models: they count for both), its own answers' tokens and
+    their cost at its registered prices (null: none registered)."""
+
+    model: str
+    matches: int
+    ci_seconds: float
+    tokens: int
+    money_usd: float | None
+
+
 class Spending(BaseModel):
     matches: int = Field(description="matches ended (done or failed)")
     ci_seconds: float
@@ -168,6 +180,7 @@ class TournamentOut(BaseModel):
     settings: TournamentSettings
     progress: Progress
     models_at_fault: list[ModelAtFault] = Field(description="most failed matches first")
+    spending: list[ModelSpending] = Field(description="per model that played, by name")
     created_at: dt.datetime
     finished_at: dt.datetime | None
 

@@ -16,5 +16,8 @@ test("an adaptive tournament shows its goal, criterion, spending and stop reason
   await expect(page.getByTestId("adaptive-spent")).toContainText("1 of 1 matches");
   await expect(page.getByTestId("adaptive-stop")).toHaveText("stopped: its budget is spent");
   await expect(page.locator("table.matches tbody tr")).toHaveCount(1);
+  const spending = page.getByRole("table", { name: "Spending per model" }).locator("tbody tr");
+  await expect(spending).toHaveCount(2); // the two models of its one match
+  await expect(spending.first()).toContainText("12,400"); // two answers of 5,400 + 800 tokens
   await page.screenshot({ path: "test-results/screens/tournament-adaptive.png", fullPage: true });
 });

@@ -95,12 +95,19 @@ def test_an_adaptive_tournament_shows_its_goal_spending_and_stop(
     assert robin["id"] == created["id"] and robin["adaptive"]["in_flight"] == 2
 
     tournament = created["id"]
+    with pool.connection() as conn:  # priced, as a registered model would be: $2 / $8
+        conn.execute(
+            "UPDATE models SET price_input = 2.0, price_output = 8.0 WHERE name = 'partial'"
+        )
     rng = np.random.default_rng(0)
     assert _one_step(pool, tournament, rng)
     now = client.get(f"/api/tournaments/{tournament}").json()
     assert now["progress"]["done"] == 1 and now["progress"]["queued"] == 1
     per_match = {"matches": 1, "ci_seconds": 4 * CI_S_PER_RUN, "tokens": 4 * TOKENS_PER_ANSWER}
-    assert now["adaptive"]["spent"] == {**per_match, "money_usd": 0}  # baselines are free
+    (first,) = [m for m in client.get("/api/matches").json()["matches"] if m["status"] == "done"]
+    played = {first["a"], first["b"]}
+    cost = 2 * (1000 * 2.0 + 500 * 8.0) / 1e6 if "partial" in played else 0.0
+    assert now["adaptive"]["spent"] == {**per_match, "money_usd": pytest.approx(cost)}
     assert now["adaptive"]["left"]["matches"] == 9 - 1 - 1  # one done, one in flight
     while _one_step(pool, tournament, rng):
         pass
@@ -109,6 +116,19 @@ def test_an_adaptive_tournament_shows_its_goal_spending_and_stop(
     assert ended["adaptive"]["stop_reason"] == "budget"
     assert ended["progress"]["done"] == 9 and ended["adaptive"]["left"]["matches"] == 0
     assert ended["adaptive"]["widest_open"] > 50  # 9 matches leave 50-point intervals far off
+
+    spending = {m["model"]: m for m in ended["spending"]}
+    assert set(spending) == set(TRUTH) and sum(m["matches"] for m in spending.values()) == 2 * 9
+    for m in spending.values():  # each answers twice a match; the match's CI counts for both
+        assert m["tokens"] == m["matches"] * 2 * TOKENS_PER_ANSWER
+        assert m["ci_seconds"] == m["matches"] * 4 * CI_S_PER_RUN
+    assert spending["oracle"]["money_usd"] is None  # no registered price: unknown, not free
+    assert spending["partial"]["money_usd"] == pytest.approx(
+        spending["partial"]["matches"] * 2 * (1000 * 2.0 + 500 * 8.0) / 1e6
+    )
+    assert ended["adaptive"]["spent"]["money_usd"] == pytest.approx(
+        spending["partial"]["money_usd"]
+    )
 
     refresh_boards(pool, tournament, 50)
     board = client.get("/api/leaderboard", params={"tournament": tournament}).json()

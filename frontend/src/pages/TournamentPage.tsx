@@ -8,7 +8,7 @@ import { ProgressBar } from "../components/Progress";
 import { ErrorBox, QueryState } from "../components/Status";
 import { criterionText, goalText, spendingLines, stopText } from "../lib/adaptive";
 import { modelAtFaultLine } from "../lib/faults";
-import { when } from "../lib/format";
+import { secs, usd, when } from "../lib/format";
 import { stripAnsi } from "../lib/text";
 import { liveLabel, useTournamentEvents } from "../lib/sse";
 
@@ -50,6 +50,26 @@ function Adaptive({ t }: { t: TournamentOut }) {
   );
 }
 
+/** What each model's part cost: matches, the CI time of its matches, its own tokens and
+ * their price (– where the model has no registered price). */
+function SpendingTable({ t }: { t: TournamentOut }) {
+  if (t.spending.length === 0) return null;
+  return (
+    <div className="table-wrap">
+      <table aria-label="Spending per model">
+        <thead><tr><th>Model</th><th>Matches</th><th title="CI time of the matches it played (a match's runs count for both its models)">CI time</th><th>Tokens</th><th>Cost</th></tr></thead>
+        <tbody>
+          {t.spending.map((m) => (
+            <tr key={m.model}>
+              <td>{m.model}</td><td>{m.matches}</td><td>{secs(m.ci_seconds)}</td><td>{m.tokens.toLocaleString("en-US")}</td><td>{usd(m.money_usd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function TournamentPage() {
   const id = Number(useParams().id);
   const client = useQueryClient();
@@ -81,6 +101,7 @@ export function TournamentPage() {
               <ProgressBar p={t.progress} />
               <ModelsAtFault t={t} />
               <Adaptive t={t} />
+              <SpendingTable t={t} />
               <dl className="facts-list">
                 <dt>Models</dt><dd>{t.models.map((m) => <Link key={m} to={`/models/${encodeURIComponent(m)}`} className="chip">{m}</Link>)}</dd>
                 <dt>Tasks</dt><dd>{t.tasks}</dd>
