@@ -112,6 +112,7 @@ class Run:
     reached: bool
     ratings: dict[str, float]
     half_width: dict[str, float]
+    played: dict[str, int]  # matches per model
 
 
 def _run_of(done: list[MatchResult], w: World, reached: bool) -> Run:
@@ -121,6 +122,7 @@ def _run_of(done: list[MatchResult], w: World, reached: bool) -> Run:
         reached,
         {r.model: r.rating for r in intervals},
         {r.model: r.width / 2 for r in intervals},
+        {r.model: r.matches for r in intervals},
     )
 
 
@@ -240,6 +242,7 @@ def main() -> None:
     console.print(table)
     within: list[bool] = []
     by_rank: dict[str, dict[int, list[float]]] = {"ad": {}, "rr": {}}
+    played: dict[str, dict[int, list[int]]] = {"ad": {}, "rr": {}}
     for r in results:
         ranked = sorted(r.truth, key=lambda m: -r.truth[m])
         for rank, model in enumerate(ranked):
@@ -247,6 +250,8 @@ def main() -> None:
             within.append(abs(e) <= r.rr["a"].half_width[model])
             by_rank["ad"].setdefault(rank, []).append(e)
             by_rank["rr"].setdefault(rank, []).append(r.rr["a"].ratings[model] - r.truth[model])
+            played["ad"].setdefault(rank, []).append(r.ad["a"].played[model])
+            played["rr"].setdefault(rank, []).append(r.rr["a"].played[model])
     worst = {
         k: max(abs(statistics.fmean(v)) for v in ranks.values()) for k, ranks in by_rank.items()
     }
@@ -260,6 +265,18 @@ def main() -> None:
         f" rank: adaptive {worst['ad']:.1f}, round robin {worst['rr']:.1f} points; RMS error"
         f" adaptive {rms['ad']:.1f}, round robin {rms['rr']:.1f}"
     )
+    ranks = Table(title="at (a), by true rank: mean signed error (points) and matches played")
+    for column in ("true rank", "adaptive error", "adaptive matches", "rr error", "rr matches"):
+        ranks.add_column(column)
+    for rank in sorted(by_rank["ad"]):
+        ranks.add_row(
+            str(rank + 1),
+            f"{statistics.fmean(by_rank['ad'][rank]):+.1f}",
+            f"{statistics.fmean(played['ad'][rank]):.0f}",
+            f"{statistics.fmean(by_rank['rr'][rank]):+.1f}",
+            f"{statistics.fmean(played['rr'][rank]):.0f}",
+        )
+    console.print(ranks)
 
 
 def write_round_robin(path: Path, n_models: int, n_tasks: int) -> None:
