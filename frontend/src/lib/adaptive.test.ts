@@ -27,6 +27,10 @@ describe("adaptive tournament wording", () => {
   it("shows spending against each cap, uncapped ones as spent only", () => {
     expect(spendingLines(progress)).toEqual(["3 of 10 matches", "0.50 CI h of 1.00 CI h", "12,000 tokens", "$0.42 of $5.00"]);
   });
+  it("leaves money out while none is spent and none is capped (no prices: not free)", () => {
+    const unpriced = { ...progress, spent: { ...progress.spent, money_usd: 0 }, budget: { ...progress.budget, money_usd: null } };
+    expect(spendingLines(unpriced)).toEqual(["3 of 10 matches", "0.50 CI h of 1.00 CI h", "12,000 tokens"]);
+  });
   it("names why it stopped", () => {
     expect(stopText(null)).toBeNull();
     expect(stopText("budget")).toBe("stopped: its budget is spent");

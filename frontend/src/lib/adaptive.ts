@@ -32,7 +32,9 @@ export const stopText = (reason: AdaptiveProgress["stop_reason"]): string | null
 
 const hours = (s: number): string => `${num(s / 3600, 2)} CI h`;
 
-/** One line per spent quantity: "3 of 10 matches", "$0.42 of $5.00"; uncapped: spent only. */
+/** One line per spent quantity: "3 of 10 matches", "$0.42 of $5.00"; uncapped: spent only.
+ * Money only once some was spent or a money cap is set: with no registered prices, "$0.00"
+ * would read as free. */
 export function spendingLines(a: AdaptiveProgress): string[] {
   const { spent, budget } = a;
   const of = (cap: number | null | undefined, shown: (v: number) => string): string =>
@@ -41,6 +43,8 @@ export function spendingLines(a: AdaptiveProgress): string[] {
     `${spent.matches}${of(budget.matches, String)} matches`,
     `${hours(spent.ci_seconds)}${of(budget.ci_hours == null ? null : budget.ci_hours * 3600, hours)}`,
     `${spent.tokens.toLocaleString("en-US")}${of(budget.tokens, (v) => v.toLocaleString("en-US"))} tokens`,
-    `${usd(spent.money_usd)}${of(budget.money_usd, usd)}`,
+    ...(spent.money_usd > 0 || budget.money_usd != null
+      ? [`${usd(spent.money_usd)}${of(budget.money_usd, usd)}`]
+      : []),
   ];
 }
