@@ -17,7 +17,7 @@ from psycopg.rows import DictRow
 from api.deps import PoolDep, Services, ServicesDep
 from api.errors import ApiError
 from api.schemas.common import error_responses
-from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix
+from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix, PerPoint
 from api.schemas.tasks import Kind
 from api.schemas.tournaments import Goal
 from arena.queues import Queue, TaskName, enqueue
@@ -221,6 +221,7 @@ def _row(r: BoardRow, role: str | None, meta: DictRow | None) -> LeaderboardRow:
         **shown,
         cost=cost,
         latency=latency,
+        per_point=_per_point(r, cost),
         organization=None if meta is None else meta["organization"],
         license=None if meta is None else meta["license"],
         knowledge_cutoff=None if meta is None else meta["knowledge_cutoff"],
@@ -238,7 +239,18 @@ def _cost_and_latency(
         cost = (
             used.prompt_tokens * (price[0] or 0.0) + used.completion_tokens * (price[1] or 0.0)
         ) / 1e6
-    return cost, used.latency_s
+    return cost, used.latency_s if used.answers else None
+
+
+def _per_point(r: BoardRow, cost: float | None) -> PerPoint | None:
+    used, narrowed = r.usage, r.narrowed
+    if used is None or narrowed is None or narrowed <= 0:
+        return None
+    return PerPoint(
+        tokens=(used.prompt_tokens + used.completion_tokens) / narrowed,
+        ci_seconds=None if used.ci_seconds is None else used.ci_seconds / narrowed,
+        cost=None if cost is None else cost / narrowed,
+    )
 
 
 @router.get(
@@ -287,6 +299,8 @@ def _result_line(row: dict[str, Any]) -> str:
             ],
         )  # fmt: skip
     finished = row["finished_at"]
+    if row["ci_seconds"] is not None:
+        line.update(ci_seconds=round(float(row["ci_seconds"]), 3))
     line.update(
         match=row["id"],
         tournament=row["tournament_id"],

@@ -11,12 +11,24 @@ from api.schemas.tournaments import Goal
 from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
 
 
+class PerPoint(BaseModel):
+    """Spending divided by the points a model's interval narrowed (BoardRow.narrowed): what
+    one more point of certainty about its rating cost; null parts were not recorded."""
+
+    tokens: float
+    ci_seconds: float | None
+    cost: float | None  # USD, at the model's current price
+
+
 class LeaderboardRow(BoardRow):
     """A board's row as stored by the workers (every column computed by the engine), with
     what the service adds on read: cost at the model's current price, and its metadata."""
 
     cost: float | None  # USD over the board's answers (tokens x price per million)
     latency: float | None  # mean seconds per answer
+    per_point: PerPoint | None = Field(
+        description="what each point its interval narrowed cost; null while it has not narrowed"
+    )
     organization: str | None
     license: str | None
     knowledge_cutoff: dt.date | None

@@ -40,6 +40,23 @@ export const EXPORT_COLUMNS: (keyof BoardRow)[] = [
   "catch", "wrong_patches_reviewed", "draw", "rounds", "cost", "latency", "organization", "license", "knowledge_cutoff",
 ];
 
+/** What one point of narrowing its interval (from the prior's width) cost: tokens, CI time
+ * and money, each where known. */
+export function perPointText(r: BoardRow): string {
+  const p = r.per_point;
+  if (!p) return "–";
+  return [
+    `${Math.round(p.tokens).toLocaleString("en-US")} tok`,
+    p.ci_seconds == null ? null : `${num(p.ci_seconds, 1)} CI s`,
+    p.cost == null ? null : usd(p.cost),
+  ].filter((x) => x !== null).join(" · ");
+}
+
+const perPointTitle = (r: BoardRow): string =>
+  r.narrowed == null
+    ? "its interval has not narrowed from the prior's yet"
+    : `spent per point its 95% interval narrowed (${num(r.narrowed, 0)} points from the prior's width)`;
+
 /** Why a row is marked provisional, in words: by its match count, or (an adaptive
  * tournament's board) until the tournament's goal holds for its neighbours. */
 export function provisionalNote(below: number, goal: Goal | null = null): string {
@@ -122,6 +139,16 @@ function columns(scale: Scale, note: string) {
       cell: (c) => { const v = c.getValue(); return v === null ? "–" : v.toLocaleString("en-US"); },
     }),
     col.accessor("cost", { header: "Cost", cell: (c) => usd(c.getValue()) }),
+    col.accessor((r) => r.usage?.ci_seconds ?? null, {
+      id: "ci_seconds",
+      header: "CI time",
+      cell: (c) => <span title="CI time of the matches it played (a match's runs count for both its models)">{secs(c.getValue())}</span>,
+    }),
+    col.accessor((r) => r.per_point?.tokens ?? null, {
+      id: "per_point",
+      header: "Per point",
+      cell: (c) => <span title={perPointTitle(c.row.original)}>{perPointText(c.row.original)}</span>,
+    }),
     col.accessor("latency", { header: "Latency", cell: (c) => secs(c.getValue()) }),
     col.accessor("organization", { header: "Organization", cell: (c) => c.getValue() ?? "–" }),
     col.accessor("license", { header: "Licence", cell: (c) => c.getValue() ?? "–" }),
