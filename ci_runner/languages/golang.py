@@ -116,7 +116,7 @@ def report_rule(
     """A `go test` in a step's own text gets `-json`; a hidden one `-v` through GOFLAGS."""
     steps = [s.model_copy(update={"run": _GO_TEST.sub("go test -json", s.run)}) for s in steps]
     env, steps = _verbose(steps, runners, notes)
-    return step_report("go", ReportFormat.GO_JSON, steps, runners, env)
+    return step_report("go", ReportFormat.GO_JSON, steps, runners, env, appended=("GOFLAGS",))
 
 
 def _may_fail(root: Path, pipeline: Pipeline, lines: list[str], last: re.Match[str]) -> bool:

@@ -156,7 +156,8 @@ def report_rule(
         pytest_env["TOX_OVERRIDE"] = f"testenv.{key}+=PYTEST_ADDOPTS"
         notes.append(f"  tox: PYTEST_ADDOPTS passed through with TOX_OVERRIDE ({key})")
     steps = [with_appended(s, "PYTEST_ADDOPTS", PYTEST_OPTIONS) for s in steps]
-    return Reporting(ReportSpec(format=ReportFormat.JUNIT, path=REPORT_FILE), pytest_env, steps)
+    report = ReportSpec(format=ReportFormat.JUNIT, path=REPORT_FILE)
+    return Reporting(report, pytest_env, steps, appended=("PYTEST_ADDOPTS",))
 
 
 def _may_fail(root: Path, pipeline: Pipeline, lines: list[str], last: re.Match[str]) -> bool:

@@ -45,7 +45,7 @@ from ci_runner.workflows.ranking import (
     purposes_of_text,
 )
 from ci_runner.workflows.refusals import Refusal, refusal_of
-from ci_runner.workflows.reporting import APPENDED, ReportRuleError, report_for
+from ci_runner.workflows.reporting import ReportRuleError, report_for
 from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
 
@@ -556,7 +556,7 @@ def _pipeline(
         raise WorkflowError(str(exc)) from exc
     env = {**RUNNER_ENV, **item.contexts["env"]}
     for key, value in reporting.env.items():
-        env[key] = f"{env[key]} {value}" if key in APPENDED and key in env else value
+        env[key] = f"{env[key]} {value}" if key in reporting.appended and key in env else value
     services = _services(leg.job.get("services"), item.contexts, notes)
     pipeline = Pipeline(
         steps=tuple(reporting.steps),

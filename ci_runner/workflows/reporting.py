@@ -23,18 +23,17 @@ from ci_runner.languages import find_profile
 from ci_runner.pipeline import ReportFormat, ReportSpec, Step
 from ci_runner.workflows.ranking import language_fit
 
-# options the pipeline adds to what the job sets itself, rather than replacing it
-APPENDED = ("PYTEST_ADDOPTS", "GOFLAGS")
-
 
 @dataclass(frozen=True)
 class Reporting:
-    """How the pipeline's tests are read: the report, what the pipeline's env gets (values of
-    `APPENDED` keys go after the job's own), and the CI steps as they must now run."""
+    """How the pipeline's tests are read: the report, what the pipeline's env gets (the values
+    of `appended` keys, options such as PYTEST_ADDOPTS, go after the job's own rather than
+    replace them), and the CI steps as they must now run."""
 
     report: ReportSpec
     env: dict[str, str]
     steps: list[Step]
+    appended: tuple[str, ...] = ()
 
 
 class ReportRuleError(ValueError):
@@ -64,13 +63,15 @@ def step_report(
     steps: list[Step],
     runners: dict[str, str],
     env: dict[str, str],
+    appended: tuple[str, ...] = (),
 ) -> Reporting:
     """The report read from the log of the last test step: of the last one whose runner is
     the language's own, when there is one (not a helper's)."""
     testing = [s for s in steps if s.name in runners] or steps
     own = [s for s in testing if language_fit([runners.get(s.name, "")], language) == 0]
     testing = own or testing
-    return Reporting(ReportSpec(format=report_format, step=testing[-1].name), env, steps)
+    report = ReportSpec(format=report_format, step=testing[-1].name)
+    return Reporting(report, env, steps, appended)
 
 
 def with_appended(step: Step, key: str, value: str) -> Step:
