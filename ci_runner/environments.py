@@ -735,21 +735,12 @@ class EnvironmentBuilder:
 
 MB = 1_000_000  # as Docker counts
 # typical own size of an image a build makes first, measured on this project's machine
-# (docker system df -v, Debian bookworm): a suite's base, a language image over it, a Go
-# release's layer over the Go image, a toolchain's extra packages (clang)
-TYPICAL_IMAGE_MB = {
-    "base": 200,
-    "python": 275,
-    "go": 755,
-    "rust": 1030,
-    "cpp": 640,
-    "go-release": 230,
-    "extra": 300,
-}
-# typical own layer of an environment image of a language when none is built in the engine
-# yet (the README's Benchmarks: the real instances and the test projects); a cargo target
-# dir or a C++ build tree dominates, a Go module cache or a virtualenv is smaller
-TYPICAL_ENV_LAYER_MB = {"python": 150, "go": 300, "rust": 1500, "cpp": 1000}
+# (docker system df -v, Debian bookworm): a suite's base, a Go release's layer over the Go
+# image, a toolchain's extra packages (clang); a language image over the base, and an
+# environment image's own layer, are the language profile's `typical_image_mb` and
+# `typical_env_layer_mb`
+TYPICAL_IMAGE_MB = {"base": 200, "go-release": 230, "extra": 300}
+TYPICAL_ENV_LAYER_MB = 500  # of a language without a profile
 
 
 @dataclass(frozen=True)
@@ -875,15 +866,16 @@ def disk_estimate(
     the environment images of its language already in the engine, else a typical figure."""
     toolchains: dict[str, int] = {}
     for build in planned:
+        profile = find_profile(build.language)
         for image in build.missing:
             if image.kind == "base":
                 size = TYPICAL_IMAGE_MB["base"]
             elif image.kind == "language":
-                size = TYPICAL_IMAGE_MB.get(build.language, TYPICAL_IMAGE_MB["extra"])
+                size = profile.typical_image_mb if profile else TYPICAL_IMAGE_MB["extra"]
             elif image.kind == "go":
                 size = TYPICAL_IMAGE_MB["go-release"]
             elif image.kind == "official":  # pulled: its size is the registry's; the language's
-                size = TYPICAL_IMAGE_MB.get(build.language, 0) + TYPICAL_IMAGE_MB["base"]
+                size = (profile.typical_image_mb if profile else 0) + TYPICAL_IMAGE_MB["base"]
             else:
                 size = TYPICAL_IMAGE_MB["extra"]
             toolchains.setdefault(image.name, size * MB)
@@ -898,7 +890,8 @@ def disk_estimate(
             each = int(statistics.median(sizes))
             basis[language] = f"{_mb(each)} (median own layer of {len(sizes)} built here)"
         else:
-            each = TYPICAL_ENV_LAYER_MB.get(language, 500) * MB
+            profile = find_profile(language)
+            each = (profile.typical_env_layer_mb if profile else TYPICAL_ENV_LAYER_MB) * MB
             basis[language] = f"{_mb(each)} (a typical {language} environment layer)"
         environment += count * each
     return DiskEstimate(

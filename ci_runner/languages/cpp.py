@@ -170,6 +170,8 @@ PROFILE = LanguageProfile(
     runner_words=_RUNNER_WORDS,
     matrix_keys=(),
     report_rule=report_rule,
+    typical_image_mb=640,
+    typical_env_layer_mb=1000,
     warm_build_cache=True,
     # none: a ctest test or a framework case exists only once the project's CMake builds it
     # into a binary, so a tripwire would mean editing the project's build (ci_runner.tripwires)

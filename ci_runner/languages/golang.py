@@ -159,6 +159,8 @@ PROFILE = LanguageProfile(
     runner_words=_RUNNER_WORDS,
     matrix_keys=("go-version", "go"),
     report_rule=report_rule,
+    typical_image_mb=755,
+    typical_env_layer_mb=300,
     # the repo's own module must fetch; a nested one (a compat module whose `replace` points
     # into a git submodule the checkout lacks) is fetched where it can be, and said where not
     collect=_COLLECT,

@@ -104,6 +104,11 @@ class LanguageProfile:
     runner_words: re.Pattern[str]  # a test runner of the language, in a step's command
     matrix_keys: tuple[str, ...]  # matrix keys that name the toolchain's version
     report_rule: ReportRule
+    # disk estimates (ci_runner.environments): typical own size of the language's image over
+    # its suite's base, and of an environment image's own layer (a cargo target dir or a C++
+    # build tree dominates, a Go module cache or a virtualenv is smaller), as measured here
+    typical_image_mb: int
+    typical_env_layer_mb: int
     official_setup: str = ""
     prepare: str = ""  # run first in the build container
     collect: str | None = None  # keeps what offline runs need (a wheelhouse, modules)

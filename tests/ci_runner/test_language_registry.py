@@ -64,6 +64,7 @@ def test_a_profile_gives_an_image_and_a_toolchain_on_every_suite(
 
 def test_a_profile_gives_an_offline_environment(profile: LanguageProfile) -> None:
     assert "PATH" in profile.runtime_env
+    assert profile.typical_image_mb > 0 and profile.typical_env_layer_mb > 0
     assert set(profile.offline_only) <= set(profile.runtime_env)
     assert profile.warm_online or profile.warm_build_cache
     if profile.dependency_manifest is None:
