@@ -31,15 +31,7 @@ import docker.errors
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.engine import ENGINE_ERRORS
-from ci_runner.env_layout import (
-    CACHE_DIR,
-    ENV_ROOT,
-    GOMODCACHE,
-    WHEELHOUSE,
-)
-from ci_runner.env_layout import (
-    VENDOR_DOWNLOADS_OFF as VENDOR_DOWNLOADS_OFF,
-)
+from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
 from ci_runner.errors import CIError, ImageError
 from ci_runner.images import (
     ENV_IMAGE_LABEL,
@@ -93,7 +85,6 @@ _CA_VARIABLES = (
     "CARGO_HTTP_CAINFO",
     "NODE_EXTRA_CA_CERTS",
 )
-
 
 # CI runs from an environment image mount at CACHE_DIR an overlay over the image's own layer,
 # bounded by a tmpfs (ci_runner.sandbox.cache_layer), and keep a read-only root; the image
