@@ -8,6 +8,9 @@ suite (Go: the exact release); when no suite has it exactly, the smallest newer 
 requested version is usually a minimum), else the newest older one, and the deviation is
 written down for the task. With a registry configured (`ARENA_TOOLCHAIN_REGISTRY`) the official
 image of the exact version is the toolchain instead.
+
+What a language asks for and how its choice is made are its profile's (`ci_runner.languages`);
+this module applies them.
 """
 
 from __future__ import annotations

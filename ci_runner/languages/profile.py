@@ -76,7 +76,7 @@ class LanguageProfile:
 
     name: str
     # image (ci_runner.images): Debian packages of the toolchain, and what an official
-    # image of it still needs for the CI steps; lines added to its Dockerfile there
+    # image of it still needs for the CI steps
     packages: tuple[str, ...]
     official_packages: tuple[str, ...]
     official_repository: str  # under ARENA_TOOLCHAIN_REGISTRY
@@ -109,7 +109,7 @@ class LanguageProfile:
     # build tree dominates, a Go module cache or a virtualenv is smaller), as measured here
     typical_image_mb: int
     typical_env_layer_mb: int
-    official_setup: str = ""
+    official_setup: str = ""  # Dockerfile lines an official image gets (pytest)
     prepare: str = ""  # run first in the build container
     collect: str | None = None  # keeps what offline runs need (a wheelhouse, modules)
     # the command that fetches requirements the gold patch adds, for offline runs
