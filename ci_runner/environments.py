@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
-from ci_runner.errors import CIError, ImageError
+from ci_runner.errors import CIError, ImageError, ServiceError
 from ci_runner.images import (
     ENV_IMAGE_LABEL,
     SANDBOX_HOME,
@@ -51,6 +51,7 @@ from ci_runner.package_dates import (
     stop_index_command,
 )
 from ci_runner.pipeline import Pipeline, Step
+from ci_runner.providers import provider_for
 from ci_runner.runner_setup import (
     SHIM_DIR,
     install_libraries,
@@ -59,9 +60,9 @@ from ci_runner.runner_setup import (
     shim_files,
 )
 from ci_runner.runner_setup import build_env as runner_build_env
-from ci_runner.sandbox.base import SandboxDied, SandboxFileError
-from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
-from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
+from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.sandbox.provider import BesideServices
 from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
 from ci_runner.warmup import setup_failure
 from ci_runner.workspace import Workspaces, remove_tree, source_key
@@ -204,6 +205,7 @@ class EnvironmentBuilder:
     def __init__(self, images: ImageBuilder) -> None:
         self._images = images
         self._settings = images.settings
+        self._provider = provider_for(images.settings, images.client)
         self._workspaces = Workspaces.from_settings(self._settings)
 
     @property
@@ -414,59 +416,29 @@ class EnvironmentBuilder:
         finally:
             remove_tree(run_dir)
 
-    def _services(
-        self, box: DockerSandbox, spec: EnvironmentSpec, progress: Progress
-    ) -> RunningServices:
+    def _services(self, box: Sandbox, spec: EnvironmentSpec, progress: Progress) -> BesideServices:
         """The job's services beside the build container, for its setup and warm-up steps."""
-        if not spec.pipeline.services:
-            return RunningServices()
         try:
-            return start_services(
-                ServiceImages(self._images), spec.pipeline.services, box, progress
-            )
+            return self._provider.start_services(spec.pipeline.services, box, progress)
         except ServiceError as exc:
             raise EnvironmentBuildError(
                 f"environment of {spec.repo} at {spec.commit[:12]}: {exc}"
             ) from exc
 
-    def _start(self, toolchain: str, tag: str, budget_s: float) -> DockerSandbox:
-        """A root build container with the build network and no host path mounted.
+    def _start(self, toolchain: str, tag: str, budget_s: float) -> Sandbox:
+        """A root build box with the build network and no host path mounted.
 
-        The workspace and the build files (CA bundle, shims, the date-cut index) sit on tmpfs
-        mounts, which `docker commit` leaves out: none of them reaches the image.
+        The workspace and the build files (CA bundle, shims, the date-cut index) sit in
+        scratch directories, which a commit leaves out: none of them reaches the image.
         """
-        limits = self._settings.limits
-        client = self._images.client
-        try:
-            container = client.containers.create(
-                toolchain,
-                # an orphan (its owner killed with SIGKILL) stops by itself
-                command=["sleep", str(int(budget_s) + 600)],
-                detach=True,
-                init=True,
-                network_mode=self._settings.build_network,
-                tmpfs={
-                    WORKSPACE: f"rw,exec,size={limits.disk_mb}m,mode=0755",
-                    BUILD_MOUNT: "rw,exec,nosuid,nodev,size=64m,mode=0755",
-                },
-                working_dir=WORKSPACE,
-                nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
-                pids_limit=max(limits.pids, 1024),
-                labels={BUILD_LABEL: tag},  # which image it builds
-            )
-        except docker.errors.ImageNotFound as exc:
-            raise ImageError(f"toolchain image {toolchain} is missing") from exc
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"cannot create the environment build container: {exc}") from exc
-        box = DockerSandbox(client, container, as_root=True)
-        try:
-            container.start()
-        except BaseException as exc:
-            box.close()
-            if isinstance(exc, ENGINE_ERRORS):
-                raise ImageError(f"cannot start the environment build container: {exc}") from exc
-            raise
-        return box
+        return self._provider.start_build(
+            toolchain,
+            self._settings.limits,
+            network=self._settings.build_network,
+            lifetime_s=budget_s + 600,  # an orphan (its owner killed with SIGKILL) stops by itself
+            scratch={WORKSPACE: self._settings.limits.disk_mb, BUILD_MOUNT: 64},
+            labels={BUILD_LABEL: tag},  # which image it builds
+        )
 
     def _build_env(self, language: str) -> dict[str, str]:
         """Runtime variables minus the offline switches, plus the build's trust and proxies,
@@ -483,7 +455,7 @@ class EnvironmentBuilder:
 
     def _exec(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         what: str,
         command: str,
         env: dict[str, str],
@@ -495,7 +467,7 @@ class EnvironmentBuilder:
 
     def _exec_code(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         what: str,
         command: str,
         env: dict[str, str],
@@ -519,7 +491,7 @@ class EnvironmentBuilder:
         return done.exit_code == 0, done.output, done.exit_code
 
     def _date_cut(
-        self, box: DockerSandbox, spec: EnvironmentSpec, env: dict[str, str]
+        self, box: Sandbox, spec: EnvironmentSpec, env: dict[str, str]
     ) -> dict[str, str] | None:
         """The variables that resolve packages as of the task's date, the date-cut PyPI
         index started first if the container has a python3 to run it (a setup step may
@@ -541,7 +513,7 @@ class EnvironmentBuilder:
 
     def _with_date(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         spec: EnvironmentSpec,
         env: dict[str, str],
         cut: dict[str, str] | None,
@@ -554,9 +526,7 @@ class EnvironmentBuilder:
         dated = {k: v for k, v in env.items() if k not in BYPASSES}
         return dated | cut, cut
 
-    def _tools_for(
-        self, box: DockerSandbox, step: Step, env: dict[str, str], progress: Progress
-    ) -> None:
+    def _tools_for(self, box: Sandbox, step: Step, env: dict[str, str], progress: Progress) -> None:
         """Install the runner tools the step calls and the image lacks (curl, make, jq...)."""
         tools = mentioned_tools(step.run)
         if not tools:
@@ -567,9 +537,7 @@ class EnvironmentBuilder:
         if not ok:  # the step itself says what it missed, if it needed it
             progress(f"could not install the runner tools {step.name!r} calls:\n{_tail(log, 5)}")
 
-    def _run_in(
-        self, box: DockerSandbox, spec: EnvironmentSpec, tag: str, progress: Progress
-    ) -> None:
+    def _run_in(self, box: Sandbox, spec: EnvironmentSpec, tag: str, progress: Progress) -> None:
         language = spec.language
         profile = profile_of(language)
         env = self._build_env(language)
@@ -641,7 +609,7 @@ class EnvironmentBuilder:
         if profile.warm_build_cache:
             self._warm(box, spec, env, progress)
 
-    def _clean(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
+    def _clean(self, box: Sandbox, spec: EnvironmentSpec, tag: str) -> None:
         """Leave nothing of the build running, no package lists, only the caches writable."""
         uid = sandbox_uid()
         cleanup = (
@@ -656,7 +624,7 @@ class EnvironmentBuilder:
 
     def _warm(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         spec: EnvironmentSpec,
         build_env: dict[str, str],
         progress: Progress,
@@ -699,8 +667,7 @@ class EnvironmentBuilder:
             if not step.continue_on_error:
                 break
 
-    def _commit(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
-        repository, _, version = tag.rpartition(":")
+    def _commit(self, box: Sandbox, spec: EnvironmentSpec, tag: str) -> None:
         changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
         changes += [
             f"ENV HOME={SANDBOX_HOME}",
@@ -710,16 +677,7 @@ class EnvironmentBuilder:
         labels = {ENV_IMAGE_LABEL: spec.language}
         if spec.as_of is not None:
             labels[f"{ENV_IMAGE_LABEL}.packages-as-of"] = spec.as_of
-        try:
-            self._images.client.api.commit(
-                box.container_id,
-                repository=repository,
-                tag=version,
-                changes=changes,
-                conf={"Labels": labels},
-            )
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"committing {tag} failed: {exc}") from exc
+        self._provider.commit(box, tag, changes=changes, labels=labels)
 
 
 # Disk: what environment images take, and an estimate of what a batch of builds will take.

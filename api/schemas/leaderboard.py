@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.schemas.tournaments import Goal
 from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
 
 
@@ -39,6 +40,11 @@ class Leaderboard(BaseModel):
     provisional_below: int = Field(
         default=PROVISIONAL_MATCHES,
         description="a row with fewer matches than this is marked provisional",
+    )
+    goal: Goal | None = Field(
+        default=None,
+        description="an adaptive tournament's goal: its board marks a row provisional until"
+        " the goal holds for the row's neighbours (null: any other board)",
     )
     rows: list[LeaderboardRow]
 

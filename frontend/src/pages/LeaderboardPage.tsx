@@ -10,6 +10,7 @@ import {
 import { useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { Leaderboard, LeaderboardRow } from "../api/client";
+import { goalText, type Goal } from "../lib/adaptive";
 import { useLeaderboard, useTournaments } from "../api/queries";
 import { IntervalBar, scaleOf, type Scale } from "../components/IntervalBar";
 import { RatingsChart } from "../components/RatingsChart";
@@ -39,8 +40,10 @@ export const EXPORT_COLUMNS: (keyof BoardRow)[] = [
   "catch", "wrong_patches_reviewed", "draw", "rounds", "cost", "latency", "organization", "license", "knowledge_cutoff",
 ];
 
-/** Why a row is marked provisional, in words. */
-export function provisionalNote(below: number): string {
+/** Why a row is marked provisional, in words: by its match count, or (an adaptive
+ * tournament's board) until the tournament's goal holds for its neighbours. */
+export function provisionalNote(below: number, goal: Goal | null = null): string {
+  if (goal) return `not placed yet: the tournament's goal (${goalText(goal)}) does not hold for its neighbours`;
   return `fewer than ${below} matches: a first estimate, pulled towards the mean by the prior; its interval is wide`;
 }
 
@@ -58,7 +61,7 @@ export function describe(b: Leaderboard): string {
 
 const col = createColumnHelper<BoardRow>();
 
-function columns(scale: Scale, provisionalBelow: number) {
+function columns(scale: Scale, note: string) {
   return [
     col.accessor("rank_ub", { header: "Rank (UB)", cell: (c) => c.getValue() ?? "–" }),
     col.accessor("model", {
@@ -77,7 +80,7 @@ function columns(scale: Scale, provisionalBelow: number) {
             </span>
             <IntervalBar low={r.ci_low} high={r.ci_high} value={r.rating} scale={scale} />
             {r.provisional && (
-              <span className="badge provisional" title={provisionalNote(provisionalBelow)}>
+              <span className="badge provisional" title={note}>
                 provisional
               </span>
             )}
@@ -112,6 +115,11 @@ function columns(scale: Scale, provisionalBelow: number) {
     col.accessor("draw", {
       header: "Draws",
       cell: (c) => <span title="share of the rounds it played (either role) that were drawn">{rate(c.getValue(), c.row.original.rounds)}</span>,
+    }),
+    col.accessor((r) => (r.usage ? r.usage.prompt_tokens + r.usage.completion_tokens : null), {
+      id: "tokens",
+      header: "Tokens",
+      cell: (c) => { const v = c.getValue(); return v === null ? "–" : v.toLocaleString("en-US"); },
     }),
     col.accessor("cost", { header: "Cost", cell: (c) => usd(c.getValue()) }),
     col.accessor("latency", { header: "Latency", cell: (c) => secs(c.getValue()) }),
@@ -208,8 +216,8 @@ export function LeaderboardPage() {
   const board = useLeaderboard(apiQuery(f));
   const rows = useMemo(() => board.data?.rows ?? [], [board.data]);
   const scale = useMemo(() => scaleOf(rows.flatMap((r) => [r.ci_low, r.ci_high, r.rating])), [rows]);
-  const provisionalBelow = board.data?.provisional_below ?? 0;
-  const cols = useMemo(() => columns(scale, provisionalBelow), [scale, provisionalBelow]);
+  const note = provisionalNote(board.data?.provisional_below ?? 0, board.data?.goal ?? null);
+  const cols = useMemo(() => columns(scale, note), [scale, note]);
   // controlled table state must keep its identity between renders: a new array each render
   // makes the table reset its paging, which renders again, forever (starving URL updates)
   const sorting: SortingState = useMemo(() => [{ id: f.sort, desc: f.desc }], [f.sort, f.desc]);

@@ -4,7 +4,7 @@ import { rate } from "../lib/format";
 import { describe, provisionalNote } from "./LeaderboardPage";
 
 const board = (over: Partial<Leaderboard>): Leaderboard => ({
-  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, provisional_below: 10, rows: [],
+  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, provisional_below: 10, goal: null, rows: [],
   ...over,
 });
 
@@ -23,5 +23,11 @@ suite("the leaderboard's words", () => {
   });
   it("says why a row is provisional, with the board's own threshold", () => {
     expect(provisionalNote(10)).toContain("fewer than 10 matches");
+    expect(provisionalNote(10, null)).toContain("fewer than 10 matches");
+  });
+  it("on an adaptive tournament's board, provisional means its goal does not hold yet", () => {
+    const note = provisionalNote(10, { target_width: 80, separate: true });
+    expect(note).toContain("adjacent intervals apart, or both at most 80 points wide");
+    expect(note).not.toContain("fewer than");
   });
 });
