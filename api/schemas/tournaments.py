@@ -8,14 +8,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.schemas.tasks import Kind, Validity
+from arena.languages import Language
 
 
 class TaskSelection(BaseModel):
     """Every library task (newest version) that matches all the given fields."""
 
-    model_config = ConfigDict(extra="forbid")
+    # the language as its name, as the store's filter takes it
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
 
-    language: Literal["python", "go", "rust", "cpp"] | None = None
+    language: Language | None = None  # the registered languages (arena.languages)
     kind: Kind | None = None
     validity: Validity | None = None
     repo: str | None = Field(default=None, max_length=500, description="substring of the repo")

@@ -16,7 +16,8 @@ from arena.tasks.pipelines import with_pipeline
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
 from ci_runner.diff_text import MAX_DIFF_BYTES
 from ci_runner.environments import EnvironmentBuilder
-from ci_runner.images import LANGUAGES, ImageBuilder
+from ci_runner.images import ImageBuilder
+from ci_runner.languages import LANGUAGES
 from ci_runner.providers import provider_for
 from ci_runner.workspace import Workspaces, sweep_run_dirs
 
