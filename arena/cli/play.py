@@ -8,7 +8,6 @@ import os
 import threading
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,7 +18,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
-from arena.cli.options import ModelsFileOption, TasksOption
+from arena.cli.options import (
+    MaxMatchesOption,
+    MaxModelMatchesOption,
+    Mode,
+    ModelsFileOption,
+    ModeOption,
+    TargetWidthOption,
+    TasksOption,
+)
 
 EvidenceOption = Annotated[
     Path | None,
@@ -30,11 +37,6 @@ if TYPE_CHECKING:
     from arena.match import MatchFailure, MatchRecord
     from arena.players.base import Player
     from arena.ratings.stopping import Budget, Goal
-
-
-class Mode(StrEnum):
-    ROUND_ROBIN = "round-robin"
-    ADAPTIVE = "adaptive"
 
 
 # The engine (Docker, retrieval, players) is imported inside the commands that use it, so
@@ -165,34 +167,14 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json")] = False,
     evidence: EvidenceOption = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="matches played at once")] = 1,
-    mode: Annotated[
-        Mode,
-        typer.Option(
-            "--mode",
-            help="round-robin: every pair on every task; adaptive: the matches that most"
-            " narrow neighbouring intervals, until the goal or a budget is reached",
-        ),
-    ] = Mode.ROUND_ROBIN,
-    target_width: Annotated[
-        float | None,
-        typer.Option(
-            "--target-width",
-            min=1.0,
-            help="adaptive: neighbours are done when their 95% intervals are apart or both"
-            " at most this many points wide (default: apart only)",
-        ),
-    ] = None,
-    max_matches: Annotated[
-        int | None, typer.Option("--max-matches", min=1, help="adaptive: match budget")
-    ] = None,
+    mode: ModeOption = Mode.ROUND_ROBIN,
+    target_width: TargetWidthOption = None,
+    max_matches: MaxMatchesOption = None,
     max_seconds: Annotated[
         float | None,
         typer.Option("--max-seconds", min=1.0, help="adaptive: budget of summed match time"),
     ] = None,
-    max_model_matches: Annotated[
-        int | None,
-        typer.Option("--max-model-matches", min=1, help="adaptive: matches per model"),
-    ] = None,
+    max_model_matches: MaxModelMatchesOption = None,
     seed: Annotated[int, typer.Option("--seed", help="adaptive: tie-break seed")] = 0,
 ) -> None:
     """Play every pair of models on every valid task (or, with --mode adaptive, only the

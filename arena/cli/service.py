@@ -14,7 +14,15 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena.cli.exits import BAD_INPUT, INFRASTRUCTURE, exit_on_errors, fail, stderr
-from arena.cli.options import ModelsFileOption, TasksOption
+from arena.cli.options import (
+    MaxMatchesOption,
+    MaxModelMatchesOption,
+    Mode,
+    ModelsFileOption,
+    ModeOption,
+    TargetWidthOption,
+    TasksOption,
+)
 
 if TYPE_CHECKING:
     from arena.ratings.board import BoardRow
@@ -117,8 +125,49 @@ def submit(
     models: Annotated[str, typer.Option("--models", help="comma-separated model names")],
     tasks: TasksOption = "demo",
     models_file: ModelsFileOption = None,
+    mode: ModeOption = Mode.ROUND_ROBIN,
+    target_width: TargetWidthOption = None,
+    max_matches: MaxMatchesOption = None,
+    max_model_matches: MaxModelMatchesOption = None,
+    max_ci_hours: Annotated[
+        float | None, typer.Option("--max-ci-hours", min=0.001, help="adaptive: CI time budget")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", min=1, help="adaptive: model token budget")
+    ] = None,
+    max_money: Annotated[
+        float | None,
+        typer.Option("--max-money", min=0.0, help="adaptive: USD at the models' prices"),
+    ] = None,
+    in_flight: Annotated[
+        int, typer.Option("--in-flight", min=1, help="adaptive: matches played at once")
+    ] = 4,
 ) -> None:
-    """Record a tournament in the store and enqueue it; prints its id."""
+    """Record a tournament in the store and enqueue it; prints its id. With --mode adaptive
+    the workers schedule its matches a few at a time until the goal or a budget is reached
+    (the same engine as `arena tournament --mode adaptive`)."""
+    budgets = (target_width, max_matches, max_model_matches, max_ci_hours, max_tokens, max_money)
+    if mode is Mode.ROUND_ROBIN and any(x is not None for x in budgets):
+        fail(BAD_INPUT, "--target-width and the --max-* budgets need --mode adaptive")
+    adaptive = None
+    if mode is Mode.ADAPTIVE:
+        from dataclasses import asdict
+
+        from arena.ratings.stopping import Budget, Goal
+
+        hours = None if max_ci_hours is None else max_ci_hours * 3600
+        budget = Budget(
+            matches=max_matches,
+            seconds=hours,
+            tokens=max_tokens,
+            per_model_matches=max_model_matches,
+            money=max_money,
+        )
+        adaptive = {  # stored as the API stores it: the caps set, CI time in seconds
+            "goal": asdict(Goal(target_width=target_width)),
+            "budget": {k: v for k, v in asdict(budget).items() if v is not None},
+            "in_flight": in_flight,
+        }
     from arena.players.registry import load_models_file, stored_spec
     from arena.store.tournaments import create_tournament
     from arena.tasks.sources import load_tasks
@@ -141,7 +190,7 @@ def submit(
     if not found:
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
     pool = _pool()
-    tournament_id = create_tournament(pool, stored, found, tasks)
+    tournament_id = create_tournament(pool, stored, found, tasks, adaptive=adaptive)
     from arena.queues import Queue, TaskName, celery_app
 
     app = celery_app(_settings())  # the workers' configuration: a publish waits for the broker
