@@ -59,18 +59,26 @@ def engine_budget(budget: Budget) -> dict[str, float]:
         "tokens": budget.tokens,
         "money": budget.money_usd,
         "per_model_matches": budget.per_model_matches,
+        "per_model_seconds": None
+        if budget.per_model_ci_hours is None
+        else budget.per_model_ci_hours * 3600,
+        "per_model_tokens": budget.per_model_tokens,
+        "per_model_money": budget.per_model_money_usd,
     }
     return {k: v for k, v in engine.items() if v is not None}
 
 
 def _shown_budget(stored: dict[str, Any]) -> Budget:
-    seconds = stored.get("seconds")
+    seconds, model_seconds = stored.get("seconds"), stored.get("per_model_seconds")
     return Budget(
         matches=stored.get("matches"),
         ci_hours=None if seconds is None else seconds / 3600,
         tokens=stored.get("tokens"),
         money_usd=stored.get("money"),
         per_model_matches=stored.get("per_model_matches"),
+        per_model_ci_hours=None if model_seconds is None else model_seconds / 3600,
+        per_model_tokens=stored.get("per_model_tokens"),
+        per_model_money_usd=stored.get("per_model_money"),
     )
 
 

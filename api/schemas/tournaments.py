@@ -69,6 +69,15 @@ class Budget(BaseModel):
         description="tokens at the models' registered prices (a model without prices: free)",
     )
     per_model_matches: int | None = Field(default=None, ge=1, le=1_000_000)
+    per_model_ci_hours: float | None = Field(
+        default=None, gt=0, le=100_000, description="CI time of the matches a model plays"
+    )
+    per_model_tokens: int | None = Field(
+        default=None, ge=1, le=10**13, description="a model's own answers' tokens"
+    )
+    per_model_money_usd: float | None = Field(
+        default=None, gt=0, le=10**7, description="a model's own tokens at its prices"
+    )
 
 
 class AdaptiveSettings(BaseModel):

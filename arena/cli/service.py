@@ -139,6 +139,17 @@ def submit(
         float | None,
         typer.Option("--max-money", min=0.0, help="adaptive: USD at the models' prices"),
     ] = None,
+    max_model_ci_hours: Annotated[
+        float | None,
+        typer.Option("--max-model-ci-hours", min=0.001, help="adaptive: CI time per model"),
+    ] = None,
+    max_model_tokens: Annotated[
+        int | None, typer.Option("--max-model-tokens", min=1, help="adaptive: tokens per model")
+    ] = None,
+    max_model_money: Annotated[
+        float | None,
+        typer.Option("--max-model-money", min=0.0, help="adaptive: USD per model, at its prices"),
+    ] = None,
     in_flight: Annotated[
         int, typer.Option("--in-flight", min=1, help="adaptive: matches played at once")
     ] = 4,
@@ -146,7 +157,10 @@ def submit(
     """Record a tournament in the store and enqueue it; prints its id. With --mode adaptive
     the workers schedule its matches a few at a time until the goal or a budget is reached
     (the same engine as `arena tournament --mode adaptive`)."""
-    budgets = (target_width, max_matches, max_model_matches, max_ci_hours, max_tokens, max_money)
+    budgets = (
+        *(target_width, max_matches, max_model_matches, max_ci_hours, max_tokens, max_money),
+        *(max_model_ci_hours, max_model_tokens, max_model_money),
+    )
     if mode is Mode.ROUND_ROBIN and any(x is not None for x in budgets):
         fail(BAD_INPUT, "--target-width and the --max-* budgets need --mode adaptive")
     adaptive = None
@@ -155,13 +169,18 @@ def submit(
 
         from arena.ratings.stopping import Budget, Goal
 
-        hours = None if max_ci_hours is None else max_ci_hours * 3600
+        def seconds(hours: float | None) -> float | None:
+            return None if hours is None else hours * 3600
+
         budget = Budget(
             matches=max_matches,
-            seconds=hours,
+            seconds=seconds(max_ci_hours),
             tokens=max_tokens,
             per_model_matches=max_model_matches,
             money=max_money,
+            per_model_seconds=seconds(max_model_ci_hours),
+            per_model_tokens=max_model_tokens,
+            per_model_money=max_model_money,
         )
         adaptive = {  # stored as the API stores it: the caps set, CI time in seconds
             "goal": asdict(Goal(target_width=target_width)),

@@ -311,8 +311,6 @@ def schedule(
     picks = next_matches(
         models, tasks, matches, goal, count, in_flight, resting, seed, failed, newcomers
     )
-    if budget.per_model_matches is None:
-        return picks
     kept: list[Pick] = []
     for p in picks:  # one batch may not take a model past its own cap either
         if all(model_allowed(budget, used, m, flying[m]) for m in (p.a, p.b)):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -89,13 +89,18 @@ def widest_open(pairs: Sequence[Adjacent]) -> float | None:
 
 @dataclass(frozen=True)
 class Budget:
-    """Caps for one tournament (None: no cap). `per_model_matches` caps each model alone."""
+    """Caps for one tournament (None: no cap); the `per_model_*` ones cap each model alone:
+    the matches it plays, their time (a match's time counts for both its models), and its
+    own answers' tokens and their price."""
 
     matches: int | None = None
     seconds: float | None = None  # summed match wall time
     tokens: int | None = None  # prompt + completion tokens of every answer
     per_model_matches: int | None = None
     money: float | None = None  # USD: tokens at the models' registered prices
+    per_model_seconds: float | None = None
+    per_model_tokens: int | None = None
+    per_model_money: float | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,17 @@ class MatchCost:
 
     a: str
     b: str
+    seconds: float = 0.0
+    tokens: int = 0
+    money: float = 0.0
+    own: Mapping[str, tuple[int, float]] = field(default_factory=dict)  # model: its answers'
+    # tokens and their price (unknown: not there)
+
+
+@dataclass(frozen=True)
+class ModelSpent:
+    """One model's share: the time of the matches it played, its own tokens and money."""
+
     seconds: float = 0.0
     tokens: int = 0
     money: float = 0.0
@@ -116,11 +132,13 @@ class Spent:
     tokens: int = 0
     per_model: dict[str, int] = field(default_factory=dict)
     money: float = 0.0
+    models: dict[str, ModelSpent] = field(default_factory=dict)
 
 
 def spent(costs: Iterable[MatchCost]) -> Spent:
     matches, seconds, tokens, money = 0, 0.0, 0, 0.0
     per_model: dict[str, int] = {}
+    models: dict[str, ModelSpent] = {}
     for c in costs:
         matches += 1
         seconds += c.seconds
@@ -128,7 +146,12 @@ def spent(costs: Iterable[MatchCost]) -> Spent:
         money += c.money
         for model in (c.a, c.b):
             per_model[model] = per_model.get(model, 0) + 1
-    return Spent(matches, seconds, tokens, per_model, money)
+            before = models.get(model, ModelSpent())
+            own_tokens, own_money = c.own.get(model, (0, 0.0))
+            models[model] = ModelSpent(
+                before.seconds + c.seconds, before.tokens + own_tokens, before.money + own_money
+            )
+    return Spent(matches, seconds, tokens, per_model, money, models)
 
 
 def budget_left(budget: Budget, used: Spent, in_flight: int = 0) -> dict[str, float]:
@@ -155,9 +178,19 @@ def exhausted(budget: Budget, used: Spent, in_flight: int = 0) -> str | None:
 
 
 def model_allowed(budget: Budget, used: Spent, model: str, in_flight: int = 0) -> bool:
-    """Whether `model` may play one more match (`in_flight`: its matches already scheduled)."""
+    """Whether `model` may play one more match (`in_flight`: its matches already scheduled;
+    their time, tokens and money are known once they finish, so those caps are passed by no
+    more than its matches in flight)."""
     cap = budget.per_model_matches
-    return cap is None or used.per_model.get(model, 0) + in_flight < cap
+    if cap is not None and used.per_model.get(model, 0) + in_flight >= cap:
+        return False
+    own = used.models.get(model, ModelSpent())
+    capped = (
+        (budget.per_model_seconds, own.seconds),
+        (budget.per_model_tokens, own.tokens),
+        (budget.per_model_money, own.money),
+    )
+    return all(limit is None or value < limit for limit, value in capped)
 
 
 class Stop(StrEnum):

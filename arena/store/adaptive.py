@@ -48,7 +48,8 @@ class AdaptiveConfig:
 
 
 # per match: its CI runs' seconds (every run of its judged rounds), its answers' tokens and
-# their price at the models' registered prices per million (a model without one costs 0)
+# their price at the models' registered prices per million (a model without one costs 0),
+# and the same per model that answered (`own`: its per-model caps)
 _MATCHES = """
 SELECT m.id, t.instance_id AS task, m.a, m.b, m.status, m.result,
   coalesce((SELECT sum((run.value->>'duration_s')::double precision)
@@ -60,7 +61,14 @@ SELECT m.id, t.instance_id AS task, m.a, m.b, m.status, m.result,
   coalesce((SELECT sum((a.prompt_tokens * coalesce(p.price_input, 0)
                       + a.completion_tokens * coalesce(p.price_output, 0)) / 1e6)
             FROM answers a JOIN rounds r ON r.id = a.round_id
-            LEFT JOIN models p ON p.name = a.model WHERE r.match_id = m.id), 0) AS money
+            LEFT JOIN models p ON p.name = a.model WHERE r.match_id = m.id), 0) AS money,
+  (SELECT json_object_agg(o.model, json_build_array(o.tokens, o.money)) FROM (
+     SELECT a.model, sum(a.prompt_tokens + a.completion_tokens) AS tokens,
+       sum((a.prompt_tokens * coalesce(p.price_input, 0)
+            + a.completion_tokens * coalesce(p.price_output, 0)) / 1e6) AS money
+     FROM answers a JOIN rounds r ON r.id = a.round_id
+     LEFT JOIN models p ON p.name = a.model WHERE r.match_id = m.id GROUP BY a.model) o)
+    AS own
 FROM matches m JOIN tasks t ON t.id = m.task_id
 WHERE m.tournament_id = %s ORDER BY m.id
 """
@@ -87,7 +95,12 @@ def _book(conn: Connection[DictRow], row: DictRow) -> Book:
         elif status in ("done", "failed"):
             costs.append(
                 MatchCost(
-                    m["a"], m["b"], float(m["ci_seconds"]), int(m["tokens"]), float(m["money"])
+                    m["a"],
+                    m["b"],
+                    float(m["ci_seconds"]),
+                    int(m["tokens"]),
+                    float(m["money"]),
+                    {k: (int(t), float(p)) for k, (t, p) in (m["own"] or {}).items()},
                 )
             )
             if status == "failed":

@@ -74,7 +74,8 @@ def test_bad_adaptive_input_is_refused_naming_the_field(client: TestClient) -> N
 def test_an_adaptive_tournament_shows_its_goal_spending_and_stop(
     client: TestClient, pool: Pool, api_settings: ApiSettings
 ) -> None:
-    budget = {"matches": 9, "ci_hours": 1.0, "tokens": 10**6, "money_usd": 5.0}
+    budget = {"matches": 9, "ci_hours": 1.0, "tokens": 10**6, "money_usd": 5.0,
+              "per_model_ci_hours": 0.5, "per_model_tokens": 4 * 10**5}  # fmt: skip
     code, created = _start(
         client,
         models=["oracle", "partial", "null"],
@@ -86,7 +87,8 @@ def test_an_adaptive_tournament_shows_its_goal_spending_and_stop(
     assert created["progress"]["total"] == 0  # the workers choose the matches
     shown = created["adaptive"]
     assert shown["goal"] == {"target_width": 50.0, "separate": True}
-    assert shown["budget"] == {**budget, "per_model_matches": None} and shown["in_flight"] == 2
+    unset = {"per_model_matches": None, "per_model_money_usd": None}
+    assert shown["budget"] == {**budget, **unset} and shown["in_flight"] == 2
     assert shown["spent"] == {"matches": 0, "ci_seconds": 0, "tokens": 0, "money_usd": 0}
     assert shown["left"] == {"matches": 9, "ci_seconds": 3600, "tokens": 10**6, "money_usd": 5}
     assert shown["widest_open"] > 50 and shown["target_width"] == 50

@@ -182,6 +182,22 @@ def test_a_budget_is_never_exceeded_by_more_than_the_matches_in_flight(
     assert used == cap if spent_of == "matches" else used < cap + 3 * per_match
 
 
+def test_a_model_past_its_own_token_cap_rests_while_the_others_play(pool: Pool) -> None:
+    close = {"a": 1000.0, "b": 1000.0, "c": 1000.0}  # never separated: only the caps stop it
+    cap = 20_000  # each model's own answers: 2 a match of 1,500 tokens
+    tournament = _adaptive(pool, close, tasks=40, budget={"per_model_tokens": cap}, in_flight=3)
+    _run(pool, tournament, close)
+    assert _tournament(pool, tournament)["status"] == "done"
+    book = load_book(pool, tournament)
+    assert book is not None
+    own = {m: sum(c.own.get(m, (0, 0.0))[0] for c in book.costs) for m in close}
+    assert all(v % (2 * TOKENS_PER_ANSWER) == 0 for v in own.values())
+    # capped before each scheduling: a model passes its cap by no more than its matches in
+    # flight then (3 at most), and the tournament ends once no two models may play
+    assert sorted(v >= cap for v in own.values()).count(True) >= 2, own
+    assert all(v < cap + 3 * 2 * TOKENS_PER_ANSWER for v in own.values()), own
+
+
 def test_money_counts_the_models_registered_prices(pool: Pool) -> None:
     tournament = _adaptive(pool, TRUTH, tasks=10, budget={"money": 0.05}, in_flight=1)
     with pool.connection() as conn:  # $2 / $8 per million for the strong one only

@@ -24,7 +24,7 @@ def test_submit_records_an_adaptive_tournament_and_refuses_budgets_without_it(
     submitted = arena(
         ["submit", "--tasks", spec, "--models", "oracle,null,partial", "--mode", "adaptive",
          "--target-width", "80", "--max-matches", "5", "--max-ci-hours", "0.5",
-         "--in-flight", "2"],
+         "--max-model-tokens", "9000", "--in-flight", "2"],
         service_env,
     )  # fmt: skip
     assert submitted.returncode == 0, submitted.stderr
@@ -40,6 +40,6 @@ def test_submit_records_an_adaptive_tournament_and_refuses_budgets_without_it(
     assert mode == "adaptive" and pool == 2 and matches == (0,)
     assert adaptive == {
         "goal": {"target_width": 80.0, "separate": True},
-        "budget": {"matches": 5, "seconds": 1800.0},
+        "budget": {"matches": 5, "seconds": 1800.0, "per_model_tokens": 9000},
         "in_flight": 2,
     }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { criterionText, goalText, spendingLines, stopText, type AdaptiveProgress } from "./adaptive";
+import { criterionText, goalText, perModelCaps, spendingLines, stopText, type AdaptiveProgress } from "./adaptive";
 
 const progress: AdaptiveProgress = {
   goal: { target_width: 50, separate: true },
-  budget: { matches: 10, ci_hours: 1, tokens: null, money_usd: 5, per_model_matches: null },
+  budget: { matches: 10, ci_hours: 1, tokens: null, money_usd: 5, per_model_matches: null, per_model_ci_hours: null, per_model_tokens: null, per_model_money_usd: null },
   in_flight: 2,
   spent: { matches: 3, ci_seconds: 1800, tokens: 12000, money_usd: 0.42 },
   left: { matches: 5, ci_seconds: 1800, tokens: null, money_usd: 4.58 },
@@ -30,6 +30,11 @@ describe("adaptive tournament wording", () => {
   it("leaves money out while none is spent and none is capped (no prices: not free)", () => {
     const unpriced = { ...progress, spent: { ...progress.spent, money_usd: 0 }, budget: { ...progress.budget, money_usd: null } };
     expect(spendingLines(unpriced)).toEqual(["3 of 10 matches", "0.50 CI h of 1.00 CI h", "12,000 tokens"]);
+  });
+  it("says each model's own caps, or nothing when none is set", () => {
+    expect(perModelCaps(progress.budget)).toBeNull();
+    const capped = { ...progress.budget, per_model_matches: 5, per_model_tokens: 40000, per_model_money_usd: 1 };
+    expect(perModelCaps(capped)).toBe("5 matches · 40,000 tokens · $1.00");
   });
   it("names why it stopped", () => {
     expect(stopText(null)).toBeNull();

@@ -48,3 +48,15 @@ export function spendingLines(a: AdaptiveProgress): string[] {
       : []),
   ];
 }
+
+/** Each model's own caps in words ("5 matches · 0.50 CI h · 40,000 tokens · $1.00"), or
+ * null when none is set. */
+export function perModelCaps(budget: AdaptiveProgress["budget"]): string | null {
+  const caps = [
+    budget.per_model_matches == null ? null : `${budget.per_model_matches} matches`,
+    budget.per_model_ci_hours == null ? null : hours(budget.per_model_ci_hours * 3600),
+    budget.per_model_tokens == null ? null : `${budget.per_model_tokens.toLocaleString("en-US")} tokens`,
+    budget.per_model_money_usd == null ? null : usd(budget.per_model_money_usd),
+  ].filter((c) => c !== null);
+  return caps.length ? caps.join(" · ") : null;
+}

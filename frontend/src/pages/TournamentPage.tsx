@@ -6,7 +6,7 @@ import { useMatches, useTournament } from "../api/queries";
 import { MatchTable } from "../components/MatchTable";
 import { ProgressBar } from "../components/Progress";
 import { ErrorBox, QueryState } from "../components/Status";
-import { criterionText, goalText, spendingLines, stopText } from "../lib/adaptive";
+import { criterionText, goalText, perModelCaps, spendingLines, stopText } from "../lib/adaptive";
 import { modelAtFaultLine } from "../lib/faults";
 import { secs, usd, when } from "../lib/format";
 import { stripAnsi } from "../lib/text";
@@ -43,7 +43,7 @@ function Adaptive({ t }: { t: TournamentOut }) {
       <dt>Criterion</dt><dd data-testid="adaptive-criterion">{criterionText(a)}</dd>
       {a.stop_reason === null && <><dt>Estimate</dt><dd>about {a.matches_to_finish} more match(es)</dd></>}
       <dt>Spent</dt><dd data-testid="adaptive-spent">{spendingLines(a).join(" · ")}</dd>
-      {a.budget.per_model_matches != null && <><dt>Per model</dt><dd>at most {a.budget.per_model_matches} matches</dd></>}
+      {perModelCaps(a.budget) && <><dt>Per model</dt><dd>at most {perModelCaps(a.budget)}</dd></>}
       {a.placing.length > 0 && <><dt>Placing</dt><dd>{a.placing.join(", ")} (only their matches are played)</dd></>}
       {stopped && <><dt>Stopped</dt><dd data-testid="adaptive-stop">{stopped}</dd></>}
     </dl>
