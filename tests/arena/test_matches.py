@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from arena.store.matches import load_match, store_answer, store_round
 from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from arena.store.tournaments import create_tournament, unfinished_matches
-from arena.tasks.demo import demo_tasks
+from arena.tasks.demo import demo_sources, demo_tasks
 from arena.tasks.schema import Task
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
@@ -30,7 +31,10 @@ from ci_runner.workspace import Workspaces
 from tests.arena.scripted_server import Reply, scripted_server
 from tests.store.conftest import database_url, postgres  # noqa: F401 (fixtures)
 
-DEMO_IDS = sorted(t.instance_id for t in demo_tasks(Path("/tmp/arena-demo-ids")))
+# read from each task.toml: collection commits no repo (in parallel runs, nor to a shared path)
+DEMO_IDS = sorted(
+    tomllib.loads((s.directory / "task.toml").read_text())["instance_id"] for s in demo_sources()
+)
 ARENA_BIN = str(Path(sys.executable).parent / "arena")
 
 
