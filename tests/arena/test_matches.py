@@ -29,7 +29,6 @@ from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.store.conftest import database_url, postgres  # noqa: F401 (fixtures)
 
 # read from each task.toml: collection commits no repo (in parallel runs, nor to a shared path)
 DEMO_IDS = sorted(
@@ -97,7 +96,7 @@ def test_oracle_beats_partial_and_its_tests_catch_the_partial_patch(
 def test_the_services_rounds_are_judged_as_the_command_lines(
     arena: Arena,
     prepared: dict[str, PreparedTask],
-    database_url: str,  # noqa: F811 (the fixture imported above)
+    database_url: str,
 ) -> None:
     """Same answers, same record: the workers ask in one step, store the answer, and judge the
     stored answers in another (`Arena.judge_round`); the command line asks and judges at once
