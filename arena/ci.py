@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Protocol
 
-from arena.tasks.requirements import added_requirements
+from arena.languages import task_profile
 from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
@@ -50,6 +50,7 @@ def cacheable(result: CIResult) -> bool:
 
 
 def environment_spec(task: Task) -> EnvironmentSpec:
+    profile = task_profile(task.language)
     return EnvironmentSpec(
         repo=task.repo,
         commit=task.base_commit,
@@ -57,9 +58,7 @@ def environment_spec(task: Task) -> EnvironmentSpec:
         pipeline=task.require_pipeline(),
         toolchain_request=task.toolchain_request,
         as_of=task.created_at,
-        extra_requirements=added_requirements(task.patch)
-        if task.language.value == "python"
-        else (),
+        extra_requirements=added(task.patch) if (added := profile.added_requirements) else (),
     )
 
 

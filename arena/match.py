@@ -99,6 +99,7 @@ class MatchRecord(BaseModel):
             "result": self.result,
             "score": self.score,
             "duration_s": round(self.duration_s, 3),
+            "ci_seconds": round(sum(c.duration_s for r in self.rounds for c in r.runs.values()), 3),
             "rounds": [r.summary() for r in self.rounds],
         }
 

@@ -23,8 +23,9 @@ class Runtime:
 
 def build_ci(settings: CISettings, pool: Pool | None = None) -> TaskCI:
     """The CI service of both drivers, with the settings' limits (ARENA_LIMITS): results kept
-    in the cache directory (the command line) or, given a pool, in the store (the service)."""
-    runner = CIRunner(settings)
+    in the cache directory (the command line) or, given a pool, in the store (the service).
+    Both run many CI runs of the same images, so each run's sandbox is started ahead."""
+    runner = CIRunner(settings, spares=True)
     images = ImageBuilder(runner.client, settings)
     results: ResultCache = (
         DirectoryCache(settings.cache_dir / "ci-results") if pool is None else StoredResults(pool)

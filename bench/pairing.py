@@ -22,19 +22,26 @@ systematic pull, e.g. of the best model towards the mean, would show there).
 
     python bench/pairing.py                # 40 seeds, about two minutes on 2 cores
     python bench/pairing.py --seeds 100 --workers 4
+    python bench/pairing.py --replay results.jsonl   # stored results (bench/_pairing_replay.py)
+    python bench/pairing.py --write-results sim.jsonl  # one simulated round robin, to replay
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import statistics
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/, uninstalled
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -43,6 +50,7 @@ from arena.ratings.bradley_terry import BASE
 from arena.ratings.pairing import next_matches, posterior
 from arena.ratings.records import MatchResult
 from arena.ratings.stopping import Goal, Interval
+from bench._pairing_replay import summary as replay_summary
 
 CHECK_EVERY = 4  # round robin's criterion is checked every few matches
 
@@ -104,6 +112,7 @@ class Run:
     reached: bool
     ratings: dict[str, float]
     half_width: dict[str, float]
+    played: dict[str, int]  # matches per model
 
 
 def _run_of(done: list[MatchResult], w: World, reached: bool) -> Run:
@@ -113,6 +122,7 @@ def _run_of(done: list[MatchResult], w: World, reached: bool) -> Run:
         reached,
         {r.model: r.rating for r in intervals},
         {r.model: r.width / 2 for r in intervals},
+        {r.model: r.matches for r in intervals},
     )
 
 
@@ -178,8 +188,17 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--width", type=float, default=150.0, help="target width for (b)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--replay", type=Path, help="a results file to replay instead")
+    parser.add_argument("--write-results", type=Path, help="write seed 0's full round robin")
     args = parser.parse_args()
     console = Console()
+    if args.replay is not None:
+        for line in replay_summary(args.replay, args.seeds, args.width):
+            console.print(line, highlight=False)
+        return
+    if args.write_results is not None:
+        write_round_robin(args.write_results, args.models, args.tasks)
+        return
     started = time.monotonic()
     results: list[SeedResult] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
@@ -223,6 +242,7 @@ def main() -> None:
     console.print(table)
     within: list[bool] = []
     by_rank: dict[str, dict[int, list[float]]] = {"ad": {}, "rr": {}}
+    played: dict[str, dict[int, list[int]]] = {"ad": {}, "rr": {}}
     for r in results:
         ranked = sorted(r.truth, key=lambda m: -r.truth[m])
         for rank, model in enumerate(ranked):
@@ -230,6 +250,8 @@ def main() -> None:
             within.append(abs(e) <= r.rr["a"].half_width[model])
             by_rank["ad"].setdefault(rank, []).append(e)
             by_rank["rr"].setdefault(rank, []).append(r.rr["a"].ratings[model] - r.truth[model])
+            played["ad"].setdefault(rank, []).append(r.ad["a"].played[model])
+            played["rr"].setdefault(rank, []).append(r.rr["a"].played[model])
     worst = {
         k: max(abs(statistics.fmean(v)) for v in ranks.values()) for k, ranks in by_rank.items()
     }
@@ -243,6 +265,31 @@ def main() -> None:
         f" rank: adaptive {worst['ad']:.1f}, round robin {worst['rr']:.1f} points; RMS error"
         f" adaptive {rms['ad']:.1f}, round robin {rms['rr']:.1f}"
     )
+    ranks = Table(title="at (a), by true rank: mean signed error (points) and matches played")
+    for column in ("true rank", "adaptive error", "adaptive matches", "rr error", "rr matches"):
+        ranks.add_column(column)
+    for rank in sorted(by_rank["ad"]):
+        ranks.add_row(
+            str(rank + 1),
+            f"{statistics.fmean(by_rank['ad'][rank]):+.1f}",
+            f"{statistics.fmean(played['ad'][rank]):.0f}",
+            f"{statistics.fmean(by_rank['rr'][rank]):+.1f}",
+            f"{statistics.fmean(played['rr'][rank]):.0f}",
+        )
+    console.print(ranks)
+
+
+def write_round_robin(path: Path, n_models: int, n_tasks: int) -> None:
+    """Every match of seed 0's world, as a results file (one JSON object per line)."""
+    w = world(0, n_models, n_tasks)
+    rng = np.random.default_rng(1)
+    with path.open("w") as out:
+        for t, task in enumerate(w.tasks):
+            for i in range(len(w.models)):
+                for j in range(i + 1, len(w.models)):
+                    winner = outcome(w, t, i, j, rng)
+                    record = {"task": task, "a": w.models[i], "b": w.models[j], "winner": winner}
+                    out.write(json.dumps(record) + "\n")
 
 
 def _tie_rate(args: argparse.Namespace) -> float:

@@ -62,6 +62,8 @@ class CISettings(BaseSettings):
     max_legs_tried: int = Field(default=3, ge=1)
     # where repos are fetched from: `owner/name` or URL prefix -> local path or Git URL
     git_mirrors: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+    # where sandboxes come from: a name in ci_runner.providers.PROVIDERS
+    sandbox_provider: str = Field(default="docker", min_length=1)
 
     @field_validator("git_mirrors", mode="before")
     @classmethod

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import posixpath
-import re
 import shlex
 import shutil
 import statistics
@@ -32,15 +31,16 @@ import docker.errors
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.engine import ENGINE_ERRORS
-from ci_runner.errors import CIError, ImageError
+from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
+from ci_runner.errors import CIError, ImageError, ServiceError
 from ci_runner.images import (
-    ENV_CACHE_DIR,
     ENV_IMAGE_LABEL,
     SANDBOX_HOME,
     WORKSPACE,
     ImageBuilder,
     env_image_name,
 )
+from ci_runner.languages import find_profile, profile_of
 from ci_runner.locks import file_lock
 from ci_runner.package_dates import (
     BYPASSES,
@@ -51,6 +51,7 @@ from ci_runner.package_dates import (
     stop_index_command,
 )
 from ci_runner.pipeline import Pipeline, Step
+from ci_runner.providers import provider_for
 from ci_runner.runner_setup import (
     SHIM_DIR,
     install_libraries,
@@ -59,24 +60,18 @@ from ci_runner.runner_setup import (
     shim_files,
 )
 from ci_runner.runner_setup import build_env as runner_build_env
-from ci_runner.sandbox.base import SandboxDied, SandboxFileError
-from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sandbox_uid
-from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
+from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
+from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.sandbox.provider import BesideServices
 from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
 from ci_runner.warmup import setup_failure
 from ci_runner.workspace import Workspaces, remove_tree, source_key
 
 Progress = Callable[[str], None]
 
-ENV_ROOT = "/opt/arena"
-CACHE_DIR = ENV_CACHE_DIR  # the sandbox user's: each run writes its own bounded layer over it
-VENV = f"{CACHE_DIR}/venv"
-WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
-GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
 BUILD_MOUNT = "/mnt"  # an empty directory of every Debian image; a tmpfs during builds
 BUILD_CA = f"{BUILD_MOUNT}/ca.crt"
 INDEX_PORT_FILE = f"{BUILD_MOUNT}/index.port"
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
@@ -92,42 +87,6 @@ _CA_VARIABLES = (
     "NODE_EXTRA_CA_CERTS",
 )
 
-_PYTHON_PREPARE = f"python3 -m venv --system-site-packages {VENV}"
-_PYTHON_COLLECT = f"""mkdir -p {WHEELHOUSE}
-pip freeze --local --exclude-editable > /tmp/arena-frozen.txt
-python3 - > /tmp/arena-build-requires.txt <<'EOF'
-import pathlib, tomllib
-path = pathlib.Path("pyproject.toml")
-if path.is_file():
-    requires = tomllib.loads(path.read_text()).get("build-system", {{}}).get("requires", [])
-    print("\\n".join(requires))
-EOF
-pip wheel --quiet --wheel-dir {WHEELHOUSE} -r /tmp/arena-frozen.txt \\
-    -r /tmp/arena-build-requires.txt pip setuptools wheel
-# virtualenvs the warm-up's test runners made (tox, nox, a venv of a script): what they
-# installed goes to the wheelhouse too, each on its own (their pins may differ), local
-# builds of the project left out
-find {WORKSPACE} /tmp -name pyvenv.cfg -not -path '{VENV}/*' 2>/dev/null |
-while read -r cfg; do
-  env_python="$(dirname "$cfg")/bin/python"
-  [ -x "$env_python" ] || continue
-  pip --python "$env_python" freeze --local --exclude-editable 2>/dev/null |
-    grep -v -e ' @ file:' -e '^-e ' > /tmp/arena-env-frozen.txt || true
-  if [ -s /tmp/arena-env-frozen.txt ]; then
-    pip wheel --quiet --no-deps --wheel-dir {WHEELHOUSE} -r /tmp/arena-env-frozen.txt
-  fi
-done
-rm -f /tmp/arena-frozen.txt /tmp/arena-build-requires.txt /tmp/arena-env-frozen.txt"""
-# the repo's own module must fetch; a nested one (a compat module whose `replace` points into
-# a git submodule the checkout lacks) is fetched where it can be, and said where it cannot
-_GO_COLLECT = """if [ -f go.mod ]; then go mod download; fi
-find . -mindepth 2 -name go.mod -not -path '*/vendor/*' -not -path './.git/*' |
-while read -r mod; do
-  (cd "$(dirname "$mod")" && go mod download) ||
-    echo "arena: the modules of $mod could not be fetched; runs that need them fail offline"
-done"""
-_RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
-
 # CI runs from an environment image mount at CACHE_DIR an overlay over the image's own layer,
 # bounded by a tmpfs (ci_runner.sandbox.cache_layer), and keep a read-only root; the image
 # leaves the sandbox user nothing else to write all the same (runs mount tmpfs on /tmp, the
@@ -135,100 +94,26 @@ _RUST_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
 _ONLY_CACHE_WRITABLE = """find / -xdev -perm -0002 -not -type l -not -path /tmp \\
     -exec chmod o-w {} + 2>/dev/null || true"""
 
-_PREPARE = {"python": _PYTHON_PREPARE}
-_COLLECT = {"python": _PYTHON_COLLECT, "go": _GO_COLLECT, "rust": _RUST_COLLECT}
-_WARMED = ("go", "rust", "cpp")  # languages whose CI steps leave a build cache worth keeping
-# languages whose test runners fetch more on their own (tox and nox make virtualenvs and
-# pip-install the repo's test deps into them): their CI steps run once with network, before
-# the collection keeps what they fetched
-_WARMED_ONLINE = ("python",)
-
-
-# Browsers and app shells that npm packages' install scripts download from their vendors'
-# servers, which a build does not reach (it reaches package registries only): their
-# documented switches skip the download, so the install of everything else succeeds and is
-# repeatable offline; a test that drives one of them fails, and says so
-VENDOR_DOWNLOADS_OFF = {
-    "CYPRESS_INSTALL_BINARY": "0",
-    "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
-    "PUPPETEER_SKIP_DOWNLOAD": "true",
-    "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "true",
-    "ELECTRON_SKIP_BINARY_DOWNLOAD": "1",
-    "CHROMEDRIVER_SKIP_DOWNLOAD": "true",
-    "GECKODRIVER_SKIP_DOWNLOAD": "true",
-}
-
-# npm's cache and pnpm's store in the image's cache: the build's `pnpm install` fills them,
-# every run's repeats it offline into its own workspace
-_NODE_CACHES = {
-    "npm_config_cache": f"{CACHE_DIR}/npm",
-    "npm_config_store_dir": f"{CACHE_DIR}/pnpm-store",
-    "npm_config_offline": "true",
-    **VENDOR_DOWNLOADS_OFF,
-}
-
 
 def runtime_env(language: str) -> dict[str, str]:
     """The variables every CI run of a language's environment image starts with."""
-    if language == "python":
-        return {
-            "VIRTUAL_ENV": VENV,
-            "PATH": f"{VENV}/bin:{SYSTEM_PATH}",
-            "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": WHEELHOUSE,
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            # poetry's virtualenvs and cache in the image's cache, where the build made them
-            # (as root, whose HOME a CI run's user does not share)
-            "POETRY_VIRTUALENVS_PATH": f"{CACHE_DIR}/poetry/virtualenvs",
-            "POETRY_CACHE_DIR": f"{CACHE_DIR}/poetry/cache",
-            **_NODE_CACHES,
-        }
-    if language == "go":
-        return {
-            "GOMODCACHE": GOMODCACHE,
-            "GOCACHE": f"{CACHE_DIR}/go-build",
-            "GOPROXY": "off",
-            "GOTOOLCHAIN": "local",
-            "GOPATH": f"{CACHE_DIR}/gopath",
-            "PATH": SYSTEM_PATH,
-        }
-    if language == "rust":
-        return {
-            "CARGO_HOME": f"{CACHE_DIR}/cargo",
-            "CARGO_TARGET_DIR": f"{CACHE_DIR}/target",
-            "CARGO_NET_OFFLINE": "true",
-            # a crate without a lock resolves to versions the image's rustc supports
-            "CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS": "fallback",
-            "PATH": f"{CACHE_DIR}/cargo/bin:{SYSTEM_PATH}",
-        }
-    if language == "cpp":
-        return {  # CMake through its launcher variables, plain make through PATH
-            "CCACHE_DIR": f"{CACHE_DIR}/ccache",
-            "CMAKE_C_COMPILER_LAUNCHER": "ccache",
-            "CMAKE_CXX_COMPILER_LAUNCHER": "ccache",
-            "PATH": f"/usr/lib/ccache:{SYSTEM_PATH}",
-        }
-    raise ImageError(f"unknown language {language!r} for an environment image")
+    profile = find_profile(language)
+    if profile is None:
+        raise ImageError(f"unknown language {language!r} for an environment image")
+    return dict(profile.runtime_env)
 
 
-_OFFLINE_ONLY = ("PIP_NO_INDEX", "GOPROXY", "CARGO_NET_OFFLINE", "npm_config_offline")
 _NPM_NOTHING_BEFORE = "with a date before"  # npm's ETARGET under `npm_config_before`
 
 
-_GO_REQUIRE = re.compile(r"^\s*require\b", re.MULTILINE)
-_CARGO_DEPENDENCY = re.compile(
-    r"^\[(?:[\w.-]+\.)?(?:dev-|build-)?dependencies(?:\.[\w-]+)?\]\s*\n\s*[\w\"-]",
-    re.MULTILINE,
-)
-
-
-def fetches_dependencies(language: str, go_mod: str | None, cargo_toml: str | None) -> bool:
-    """A Go module that requires modules, or a crate (or workspace) with dependencies."""
-    if language == "go":
-        return go_mod is not None and bool(_GO_REQUIRE.search(go_mod))
-    if language == "rust":
-        return cargo_toml is not None and bool(_CARGO_DEPENDENCY.search(cargo_toml))
-    return False
+def fetches_dependencies(language: str, read_file: Callable[[str], str | None]) -> bool:
+    """A Go module that requires modules, or a crate (or workspace) with dependencies:
+    the profile's dependency manifest, read by `read_file`, declares some."""
+    profile = find_profile(language)
+    if profile is None or profile.dependency_manifest is None:
+        return False
+    text = read_file(profile.dependency_manifest)
+    return text is not None and profile.declares_dependencies(text)
 
 
 class EnvironmentBuildError(CIError):
@@ -320,6 +205,7 @@ class EnvironmentBuilder:
     def __init__(self, images: ImageBuilder) -> None:
         self._images = images
         self._settings = images.settings
+        self._provider = provider_for(images.settings, images.client)
         self._workspaces = Workspaces.from_settings(self._settings)
 
     @property
@@ -333,7 +219,7 @@ class EnvironmentBuilder:
         if spec.pipeline.setup:
             return True
         read = partial(self._workspaces.read_text, spec.repo, spec.commit)
-        return fetches_dependencies(spec.language, read("go.mod"), read("Cargo.toml"))
+        return fetches_dependencies(spec.language, read)
 
     def image_for(self, spec: EnvironmentSpec, progress: Progress = _quiet) -> str:
         """The image a CI run of `spec` uses: its environment image when it needs one."""
@@ -530,64 +416,35 @@ class EnvironmentBuilder:
         finally:
             remove_tree(run_dir)
 
-    def _services(
-        self, box: DockerSandbox, spec: EnvironmentSpec, progress: Progress
-    ) -> RunningServices:
+    def _services(self, box: Sandbox, spec: EnvironmentSpec, progress: Progress) -> BesideServices:
         """The job's services beside the build container, for its setup and warm-up steps."""
-        if not spec.pipeline.services:
-            return RunningServices()
         try:
-            return start_services(
-                ServiceImages(self._images), spec.pipeline.services, box, progress
-            )
+            return self._provider.start_services(spec.pipeline.services, box, progress)
         except ServiceError as exc:
             raise EnvironmentBuildError(
                 f"environment of {spec.repo} at {spec.commit[:12]}: {exc}"
             ) from exc
 
-    def _start(self, toolchain: str, tag: str, budget_s: float) -> DockerSandbox:
-        """A root build container with the build network and no host path mounted.
+    def _start(self, toolchain: str, tag: str, budget_s: float) -> Sandbox:
+        """A root build box with the build network and no host path mounted.
 
-        The workspace and the build files (CA bundle, shims, the date-cut index) sit on tmpfs
-        mounts, which `docker commit` leaves out: none of them reaches the image.
+        The workspace and the build files (CA bundle, shims, the date-cut index) sit in
+        scratch directories, which a commit leaves out: none of them reaches the image.
         """
-        limits = self._settings.limits
-        client = self._images.client
-        try:
-            container = client.containers.create(
-                toolchain,
-                # an orphan (its owner killed with SIGKILL) stops by itself
-                command=["sleep", str(int(budget_s) + 600)],
-                detach=True,
-                init=True,
-                network_mode=self._settings.build_network,
-                tmpfs={
-                    WORKSPACE: f"rw,exec,size={limits.disk_mb}m,mode=0755",
-                    BUILD_MOUNT: "rw,exec,nosuid,nodev,size=64m,mode=0755",
-                },
-                working_dir=WORKSPACE,
-                nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
-                pids_limit=max(limits.pids, 1024),
-                labels={BUILD_LABEL: tag},  # which image it builds
-            )
-        except docker.errors.ImageNotFound as exc:
-            raise ImageError(f"toolchain image {toolchain} is missing") from exc
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"cannot create the environment build container: {exc}") from exc
-        box = DockerSandbox(client, container, as_root=True)
-        try:
-            container.start()
-        except BaseException as exc:
-            box.close()
-            if isinstance(exc, ENGINE_ERRORS):
-                raise ImageError(f"cannot start the environment build container: {exc}") from exc
-            raise
-        return box
+        return self._provider.start_build(
+            toolchain,
+            self._settings.limits,
+            network=self._settings.build_network,
+            lifetime_s=budget_s + 600,  # an orphan (its owner killed with SIGKILL) stops by itself
+            scratch={WORKSPACE: self._settings.limits.disk_mb, BUILD_MOUNT: 64},
+            labels={BUILD_LABEL: tag},  # which image it builds
+        )
 
     def _build_env(self, language: str) -> dict[str, str]:
         """Runtime variables minus the offline switches, plus the build's trust and proxies,
         and the runner-like shims first on PATH."""
-        env = {k: v for k, v in runtime_env(language).items() if k not in _OFFLINE_ONLY}
+        offline_only = profile_of(language).offline_only
+        env = {k: v for k, v in runtime_env(language).items() if k not in offline_only}
         env["PATH"] = f"{SHIM_DIR}:{env['PATH']}"
         env |= {"HOME": "/root", "LANG": "C.UTF-8", "CI": "true"}
         env |= runner_build_env()
@@ -598,7 +455,7 @@ class EnvironmentBuilder:
 
     def _exec(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         what: str,
         command: str,
         env: dict[str, str],
@@ -610,7 +467,7 @@ class EnvironmentBuilder:
 
     def _exec_code(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         what: str,
         command: str,
         env: dict[str, str],
@@ -634,7 +491,7 @@ class EnvironmentBuilder:
         return done.exit_code == 0, done.output, done.exit_code
 
     def _date_cut(
-        self, box: DockerSandbox, spec: EnvironmentSpec, env: dict[str, str]
+        self, box: Sandbox, spec: EnvironmentSpec, env: dict[str, str]
     ) -> dict[str, str] | None:
         """The variables that resolve packages as of the task's date, the date-cut PyPI
         index started first if the container has a python3 to run it (a setup step may
@@ -656,7 +513,7 @@ class EnvironmentBuilder:
 
     def _with_date(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         spec: EnvironmentSpec,
         env: dict[str, str],
         cut: dict[str, str] | None,
@@ -669,9 +526,7 @@ class EnvironmentBuilder:
         dated = {k: v for k, v in env.items() if k not in BYPASSES}
         return dated | cut, cut
 
-    def _tools_for(
-        self, box: DockerSandbox, step: Step, env: dict[str, str], progress: Progress
-    ) -> None:
+    def _tools_for(self, box: Sandbox, step: Step, env: dict[str, str], progress: Progress) -> None:
         """Install the runner tools the step calls and the image lacks (curl, make, jq...)."""
         tools = mentioned_tools(step.run)
         if not tools:
@@ -682,13 +537,12 @@ class EnvironmentBuilder:
         if not ok:  # the step itself says what it missed, if it needed it
             progress(f"could not install the runner tools {step.name!r} calls:\n{_tail(log, 5)}")
 
-    def _run_in(
-        self, box: DockerSandbox, spec: EnvironmentSpec, tag: str, progress: Progress
-    ) -> None:
+    def _run_in(self, box: Sandbox, spec: EnvironmentSpec, tag: str, progress: Progress) -> None:
         language = spec.language
+        profile = profile_of(language)
         env = self._build_env(language)
         pipeline = spec.pipeline
-        prepare = f"mkdir -p {CACHE_DIR} {WHEELHOUSE} {GOMODCACHE}\n" + _PREPARE.get(language, "")
+        prepare = f"mkdir -p {CACHE_DIR} {WHEELHOUSE} {GOMODCACHE}\n" + profile.prepare
         ok, log = self._exec(box, "preparing the environment", prepare, env)
         if not ok:
             raise EnvironmentBuildError(f"{tag}: preparing the environment failed:\n{_tail(log)}")
@@ -733,29 +587,29 @@ class EnvironmentBuilder:
                 progress(f"setup step {step.name!r} failed, which it may:\n{_tail(log, 8)}")
         for step in pipeline.steps:  # CI runs are offline: what their steps call is kept
             self._tools_for(box, step, env, progress)
-        if language in _WARMED_ONLINE:
+        if profile.warm_online:
             dated, cut = self._with_date(box, spec, env, cut)
             self._warm(box, spec, dated, progress, online=True)
-        if language in _COLLECT:
+        if profile.collect is not None:
             progress("keeping what offline runs need")
             dated, cut = self._with_date(box, spec, env, cut)
-            ok, log = self._exec(box, "collecting dependencies", _COLLECT[language], dated)
+            ok, log = self._exec(box, "collecting dependencies", profile.collect, dated)
             if not ok:
                 raise EnvironmentBuildError(
                     f"environment of {spec.repo} at {spec.commit[:12]}: collecting the "
                     f"dependencies for offline runs failed:\n{_tail(log)}"
                 )
-            if language == "python" and spec.extra_requirements:
+            if profile.fetch_requirements is not None and spec.extra_requirements:
                 wanted = " ".join(shlex.quote(r) for r in spec.extra_requirements)
                 progress(f"fetching what the fix adds: {wanted}")
-                fetch = f"pip wheel --quiet --wheel-dir {WHEELHOUSE} {wanted}"
+                fetch = profile.fetch_requirements(wanted)
                 ok, log = self._exec(box, "fetching the fix's requirements", fetch, dated)
                 if not ok:  # the fixed tree's runs then fail on the import, and say so
                     progress(f"could not fetch {wanted}:\n{_tail(log, 5)}")
-        if language in _WARMED:
+        if profile.warm_build_cache:
             self._warm(box, spec, env, progress)
 
-    def _clean(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
+    def _clean(self, box: Sandbox, spec: EnvironmentSpec, tag: str) -> None:
         """Leave nothing of the build running, no package lists, only the caches writable."""
         uid = sandbox_uid()
         cleanup = (
@@ -770,7 +624,7 @@ class EnvironmentBuilder:
 
     def _warm(
         self,
-        box: DockerSandbox,
+        box: Sandbox,
         spec: EnvironmentSpec,
         build_env: dict[str, str],
         progress: Progress,
@@ -813,8 +667,7 @@ class EnvironmentBuilder:
             if not step.continue_on_error:
                 break
 
-    def _commit(self, box: DockerSandbox, spec: EnvironmentSpec, tag: str) -> None:
-        repository, _, version = tag.rpartition(":")
+    def _commit(self, box: Sandbox, spec: EnvironmentSpec, tag: str) -> None:
         changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
         changes += [
             f"ENV HOME={SANDBOX_HOME}",
@@ -824,37 +677,19 @@ class EnvironmentBuilder:
         labels = {ENV_IMAGE_LABEL: spec.language}
         if spec.as_of is not None:
             labels[f"{ENV_IMAGE_LABEL}.packages-as-of"] = spec.as_of
-        try:
-            self._images.client.api.commit(
-                box.container_id,
-                repository=repository,
-                tag=version,
-                changes=changes,
-                conf={"Labels": labels},
-            )
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"committing {tag} failed: {exc}") from exc
+        self._provider.commit(box, tag, changes=changes, labels=labels)
 
 
 # Disk: what environment images take, and an estimate of what a batch of builds will take.
 
 MB = 1_000_000  # as Docker counts
 # typical own size of an image a build makes first, measured on this project's machine
-# (docker system df -v, Debian bookworm): a suite's base, a language image over it, a Go
-# release's layer over the Go image, a toolchain's extra packages (clang)
-TYPICAL_IMAGE_MB = {
-    "base": 200,
-    "python": 275,
-    "go": 755,
-    "rust": 1030,
-    "cpp": 640,
-    "go-release": 230,
-    "extra": 300,
-}
-# typical own layer of an environment image of a language when none is built in the engine
-# yet (the README's Benchmarks: the real instances and the test projects); a cargo target
-# dir or a C++ build tree dominates, a Go module cache or a virtualenv is smaller
-TYPICAL_ENV_LAYER_MB = {"python": 150, "go": 300, "rust": 1500, "cpp": 1000}
+# (docker system df -v, Debian bookworm): a suite's base, a Go release's layer over the Go
+# image, a toolchain's extra packages (clang); a language image over the base, and an
+# environment image's own layer, are the language profile's `typical_image_mb` and
+# `typical_env_layer_mb`
+TYPICAL_IMAGE_MB = {"base": 200, "go-release": 230, "extra": 300}
+TYPICAL_ENV_LAYER_MB = 500  # of a language without a profile
 
 
 @dataclass(frozen=True)
@@ -980,15 +815,16 @@ def disk_estimate(
     the environment images of its language already in the engine, else a typical figure."""
     toolchains: dict[str, int] = {}
     for build in planned:
+        profile = find_profile(build.language)
         for image in build.missing:
             if image.kind == "base":
                 size = TYPICAL_IMAGE_MB["base"]
             elif image.kind == "language":
-                size = TYPICAL_IMAGE_MB.get(build.language, TYPICAL_IMAGE_MB["extra"])
+                size = profile.typical_image_mb if profile else TYPICAL_IMAGE_MB["extra"]
             elif image.kind == "go":
                 size = TYPICAL_IMAGE_MB["go-release"]
             elif image.kind == "official":  # pulled: its size is the registry's; the language's
-                size = TYPICAL_IMAGE_MB.get(build.language, 0) + TYPICAL_IMAGE_MB["base"]
+                size = (profile.typical_image_mb if profile else 0) + TYPICAL_IMAGE_MB["base"]
             else:
                 size = TYPICAL_IMAGE_MB["extra"]
             toolchains.setdefault(image.name, size * MB)
@@ -1003,7 +839,8 @@ def disk_estimate(
             each = int(statistics.median(sizes))
             basis[language] = f"{_mb(each)} (median own layer of {len(sizes)} built here)"
         else:
-            each = TYPICAL_ENV_LAYER_MB.get(language, 500) * MB
+            profile = find_profile(language)
+            each = (profile.typical_env_layer_mb if profile else TYPICAL_ENV_LAYER_MB) * MB
             basis[language] = f"{_mb(each)} (a typical {language} environment layer)"
         environment += count * each
     return DiskEstimate(

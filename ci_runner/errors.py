@@ -30,3 +30,8 @@ class SandboxError(CIError):
 
 class ImageError(SandboxError):
     """A CI image could not be built or found."""
+
+
+class ServiceError(CIError):
+    """A service of the job cannot run here (an image we cannot stand in for) or did not
+    start (e.g. no password given): a fault of the task, with the service's own words."""

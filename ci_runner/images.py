@@ -29,8 +29,9 @@ from ci_runner.config import CISettings
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import ImageError
 from ci_runner.go_toolchain import fetch_script
+from ci_runner.languages import LANGUAGES, find_profile
+from ci_runner.languages.toolchain import ToolchainChoice
 from ci_runner.locks import file_lock
-from ci_runner.toolchains import ToolchainChoice
 
 # an environment image (ci_runner.environments) carries this label: its warm caches sit in its
 # own, top layer at ENV_CACHE_DIR, and its sandboxes mount there a bounded overlay over that
@@ -41,21 +42,6 @@ SANDBOX_UID = 1000
 SANDBOX_HOME = "/home/arena"
 WORKSPACE = "/workspace"
 COMMON_PACKAGES = ("bash", "ca-certificates", "coreutils", "git", "procps")
-LANGUAGE_PACKAGES: dict[str, tuple[str, ...]] = {
-    "python": ("python3", "python3-pytest", "python3-venv", "python-is-python3"),
-    # cgo (and so `go test -race`) needs a C compiler, which GitHub's runner always has
-    "go": ("golang-go", "gcc", "libc6-dev"),
-    "rust": ("rustc", "cargo"),
-    "cpp": ("g++", "cmake", "make", "ccache"),
-}
-LANGUAGES = tuple(LANGUAGE_PACKAGES)
-# on an official image the toolchain is there already: only what the CI steps need beside it
-OFFICIAL_PACKAGES: dict[str, tuple[str, ...]] = {
-    "python": (),
-    "go": (),
-    "rust": (),
-    "cpp": ("cmake", "make", "ccache"),
-}
 _FETCH_CA = "/tmp/arena-ca.crt"  # deleted before the commit
 _TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"  # Docker's grammar of a tag
 _ARENA_IMAGE = re.compile(
@@ -128,10 +114,11 @@ def recipe_for(
 ) -> ImageRecipe:
     """The Dockerfile of a language's CI image: Debian toolchains, git, an unprivileged user,
     and what a toolchain choice adds (packages, shims, variables; an official image's own)."""
-    if language not in LANGUAGE_PACKAGES:
+    profile = find_profile(language)
+    if profile is None:
         raise ImageError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
     official = choice is not None and choice.image is not None
-    own = OFFICIAL_PACKAGES[language] if official else LANGUAGE_PACKAGES[language]
+    own = profile.official_packages if official else profile.packages
     extra = choice.packages if choice else ()
     packages = " ".join(sorted(set(COMMON_PACKAGES + own + extra)))
     dockerfile = f"""FROM {base_image}
@@ -143,8 +130,8 @@ RUN useradd --uid {SANDBOX_UID} --user-group --home-dir {SANDBOX_HOME} --shell /
  && mkdir -p {WORKSPACE} {SANDBOX_HOME} && chown arena:arena {WORKSPACE} {SANDBOX_HOME}
 WORKDIR {WORKSPACE}
 """
-    if official and language == "python":
-        dockerfile += "RUN python3 -m pip install --no-cache-dir pytest\n"
+    if official:
+        dockerfile += profile.official_setup
     if choice is not None:
         for name, target in choice.shims:
             dockerfile += f"RUN ln -sf {target} /usr/local/bin/{name}\n"

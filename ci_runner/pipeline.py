@@ -122,6 +122,10 @@ class Pipeline(BaseModel):
             data.pop("services", None)
         return data
 
+    def env_values(self, key: str) -> list[str]:
+        """The values `key` has in the pipeline's env and in each step's that sets it."""
+        return [env[key] for env in (self.env, *(s.env for s in self.steps)) if key in env]
+
     @model_validator(mode="after")
     def _names_unique(self) -> "Pipeline":
         names = [step.name for step in self.steps]

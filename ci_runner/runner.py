@@ -7,7 +7,7 @@ import logging
 import posixpath
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import NamedTuple
@@ -17,11 +17,18 @@ import docker
 from ci_runner.background import in_background
 from ci_runner.config import CISettings
 from ci_runner.engine import connect
-from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
-from ci_runner.images import WORKSPACE, ImageBuilder
+from ci_runner.errors import (
+    PatchError,
+    ReportError,
+    SandboxError,
+    ServiceError,
+    WorkspaceError,
+)
+from ci_runner.images import WORKSPACE
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
+from ci_runner.providers import provider_for
 from ci_runner.reports import contradiction, parse_report, runner_summary
 from ci_runner.reports.binaries import (
     NOT_A_FRAMEWORK,
@@ -35,8 +42,8 @@ from ci_runner.reports.binaries import (
 from ci_runner.reports.cases import parse_cases
 from ci_runner.reports.console import parse_console
 from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
-from ci_runner.sandbox.docker import DockerSandbox
-from ci_runner.services import RunningServices, ServiceError, ServiceImages, start_services
+from ci_runner.sandbox.provider import BesideServices
+from ci_runner.spares import IDLE_S, SpareSandboxes
 from ci_runner.stops import StopCause
 from ci_runner.tripwires import (
     Planting,
@@ -58,13 +65,27 @@ def _no_callback(_: StepResult) -> None:
     return None
 
 
+def _no_progress(_: str) -> None:
+    return None
+
+
 class CIRunner:
     """Runs CIRequests in fresh Docker sandboxes; infrastructure faults raise SandboxError."""
 
-    def __init__(self, settings: CISettings, client: docker.DockerClient | None = None) -> None:
+    def __init__(
+        self,
+        settings: CISettings,
+        client: docker.DockerClient | None = None,
+        *,
+        spares: bool = False,
+    ) -> None:
+        """`spares`: keep the next run's sandbox started ahead (SpareSandboxes), for a runner
+        that runs many (a worker, a tournament); a single run would only waste one."""
         self._settings = settings
         self._client = client
+        self._provider = provider_for(settings, client)
         self._workspaces = Workspaces.from_settings(settings)
+        self._spares: SpareSandboxes[Sandbox] | None = SpareSandboxes() if spares else None
 
     @property
     def client(self) -> docker.DockerClient:
@@ -75,8 +96,39 @@ class CIRunner:
     def run(self, request: CIRequest, on_step: StepCallback = _no_callback) -> CIResult:
         started = time.monotonic()
         limits = request.limits or self._settings.limits
-        with _Starting(lambda: DockerSandbox.start(self.client, request.image, limits)) as box:
+        with _Starting(self._sandbox_for(request.image, limits)) as box:
             return self._run_in(request, on_step, box, limits, started)
+
+    def close(self) -> None:
+        """Remove the spare sandboxes kept for later runs (the process's exit does too)."""
+        if self._spares is not None:
+            self._spares.close()
+
+    @contextlib.contextmanager
+    def _used(self, sandbox: Sandbox) -> Iterator[Sandbox]:
+        """The run's sandbox, removed once the run is done with it: in the background when
+        the runner keeps spares (a worker's next run need not wait for it)."""
+        try:
+            yield sandbox
+        finally:
+            if self._spares is None:
+                sandbox.close()
+            else:
+                self._spares.retire(sandbox)
+
+    def _sandbox_for(self, image: str, limits: Limits) -> Future[Sandbox]:
+        """A sandbox starting on its own thread while the checkout is made: the spare kept
+        for this image and limits when there is one, and the next spare asked for."""
+
+        def start(idle_s: float = 0.0) -> Sandbox:
+            return self._provider.start(image, limits, idle_s=idle_s)
+
+        if self._spares is None:
+            return in_background(start, "sandbox-start")
+        key = (image, limits)
+        ready = self._spares.take(key) or in_background(start, "sandbox-start")
+        self._spares.refill(key, lambda: start(IDLE_S))
+        return ready
 
     def _run_in(
         self,
@@ -102,7 +154,7 @@ class CIRunner:
             planting = plan(run_dir, request.pipeline, request.diffs)
             if planting.before_step == 0:  # with the workspace copy: no round trip of their own
                 write(run_dir, planting.files)
-            with contextlib.closing(box.sandbox()) as sandbox:
+            with self._used(box.sandbox()) as sandbox:
                 try:
                     sandbox.write_tree(run_dir, WORKSPACE)
                 except SandboxFileError as exc:
@@ -151,12 +203,9 @@ class CIRunner:
             tripwires=seen,
         )
 
-    def _services(self, sandbox: DockerSandbox, pipeline: Pipeline) -> RunningServices:
+    def _services(self, sandbox: Sandbox, pipeline: Pipeline) -> BesideServices:
         """The job's `services:` beside the sandbox, reachable from it as localhost."""
-        if not pipeline.services:
-            return RunningServices()
-        images = ServiceImages(ImageBuilder(self.client, self._settings))
-        return start_services(images, pipeline.services, sandbox)
+        return self._provider.start_services(pipeline.services, sandbox, _no_progress)
 
     def _run_steps(
         self,
@@ -414,23 +463,20 @@ class _Starting:
     applied on the host; one that is never taken (the checkout failed, a diff was refused)
     is closed on exit, and its start's failure is then nobody's concern."""
 
-    def __init__(self, start: Callable[[], DockerSandbox]) -> None:
-        self._start = start
-        self._started: Future[DockerSandbox] | None = None
+    def __init__(self, started: Future[Sandbox]) -> None:
+        self._started = started
         self._taken = False
 
     def __enter__(self) -> _Starting:
-        self._started = in_background(self._start, "sandbox-start")
         return self
 
-    def sandbox(self) -> DockerSandbox:
+    def sandbox(self) -> Sandbox:
         """The started sandbox, now the caller's to close; its start's failure is raised."""
-        assert self._started is not None
         self._taken = True
         return self._started.result()
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._taken or self._started is None or self._started.exception() is not None:
+        if self._taken or self._started.exception() is not None:
             return
         try:
             self._started.result().close()

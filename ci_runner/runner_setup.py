@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ci_runner.languages import find_profile
+
 SHIM_DIR = "/mnt/bin"  # BUILD_MOUNT/bin of ci_runner.environments
 APT_CONFIG_FILE = "/mnt/apt.conf"
 APT_MAP_FILE = "/mnt/apt-map"
@@ -126,20 +128,14 @@ RUNNER_TOOLS: dict[str, str] = {
     "msgfmt": "gettext",
 }
 
-# libraries GitHub's runner has that packages built from source link against (psycopg2 needs
-# pg_config and libpq, any C extension Python.h and a compiler): a Python environment build
-# installs them first, since no step names them
-RUNNER_LIBRARIES: dict[str, tuple[str, ...]] = {
-    "python": ("gcc", "libc6-dev", "python3-dev", "libpq-dev", "pkg-config", "libffi-dev"),
-}
-
 
 def install_libraries(language: str) -> str | None:
-    """The command that installs the language's runner libraries, or None."""
-    packages = RUNNER_LIBRARIES.get(language)
-    if not packages:
+    """The command that installs the libraries GitHub's runner has that a language's packages
+    built from source link against (its profile's `runner_libraries`), or None."""
+    profile = find_profile(language)
+    if profile is None or not profile.runner_libraries:
         return None
-    return f"apt-get install -y --no-install-recommends {' '.join(packages)}"
+    return f"apt-get install -y --no-install-recommends {' '.join(profile.runner_libraries)}"
 
 
 # a word in command position: at the start of a line or after ; & | ( ` $( , a keyword, or

@@ -30,7 +30,7 @@ from docker.models.containers import Container
 
 from ci_runner.config import CISettings
 from ci_runner.engine import ENGINE_ERRORS
-from ci_runner.errors import CIError, ImageError
+from ci_runner.errors import ImageError, ServiceError
 from ci_runner.images import ImageBuilder
 from ci_runner.locks import file_lock
 from ci_runner.pipeline import Service
@@ -39,11 +39,6 @@ from ci_runner.sandbox.docker import DockerSandbox, start_beside
 Progress = Callable[[str], None]
 DATA_DIR = "/var/lib/arena-service"
 READY_TIMEOUT_S = 120.0
-
-
-class ServiceError(CIError):
-    """A service of the job cannot run here (an image we cannot stand in for) or did not
-    start (e.g. no password given): a fault of the task, with the service's own words."""
 
 
 @dataclass(frozen=True)

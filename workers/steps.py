@@ -16,6 +16,8 @@ from arena.faults import Fault, FaultComponent, fault_of
 from arena.match import RoundRecord, match_outcome
 from arena.players.base import Role
 from arena.queues import Queue, TaskName
+from arena.ratings.adaptive_state import decide
+from arena.store.adaptive import is_adaptive, schedule_pass
 from arena.store.matches import (
     end_match,
     load_match,
@@ -256,8 +258,11 @@ def finish(self: CeleryTask, match_id: int) -> None:
 
 
 def _after_match(s: Services, match_id: int) -> None:
-    """Ratings now when the tournament is over, else once per debounce period."""
+    """Ratings now when the tournament is over, else once per debounce period; an adaptive
+    tournament also chooses its next matches now that one slot is free."""
     tournament_id = load_match(s.pool, match_id).tournament_id
+    if is_adaptive(s.pool, tournament_id):
+        send(Step("schedule", (tournament_id,), Queue.CONTROL))
     if not unfinished_matches(s.pool, tournament_id):
         send(Step("ratings", (tournament_id,), Queue.CONTROL))
     elif s.redis.set(
@@ -293,13 +298,32 @@ def reconcile_once(s: Services) -> None:
     for tournament_id in tournaments_to_reconcile(s.pool, s.settings.reconcile_s * 0.8):
         for match_id in stalled_matches(s.pool, tournament_id, s.settings.stall_s):
             advance(s, match_id)
-        if not unfinished_matches(s.pool, tournament_id):
+        if is_adaptive(s.pool, tournament_id):  # a lost scheduling message: decide again
+            send(Step("schedule", (tournament_id,), Queue.CONTROL))
+        elif not unfinished_matches(s.pool, tournament_id):
             send(Step("ratings", (tournament_id,), Queue.CONTROL))
 
 
 @app.task(name=TaskName.SCHEDULE.value, queue=Queue.CONTROL.value)
 def schedule(tournament_id: int) -> None:
-    """Start every match of a new tournament (the first steps of each)."""
+    """Start every match of a new round robin (the first steps of each); for an adaptive
+    tournament, whenever it starts, a match of it ends or a model joins: its next matches."""
     s = services()
+    if is_adaptive(s.pool, tournament_id):
+        schedule_adaptive(s, tournament_id)
+        return
     for match_id in unfinished_matches(s.pool, tournament_id):
         advance(s, match_id)
+
+
+def schedule_adaptive(s: Services, tournament_id: int) -> None:
+    """One scheduling pass (serialised per tournament by the store), then the new matches'
+    first steps; once the pass records the end, the final ratings. Matches inserted by a
+    worker that died before advancing them are stalled ones: the reconciler moves them on."""
+    done = schedule_pass(
+        s.pool, tournament_id, lambda book, slots: decide(book, slots, seed=tournament_id)
+    )
+    for match_id in done.match_ids:
+        advance(s, match_id)
+    if done.decision is not None and done.decision.stop is not None:
+        send(Step("ratings", (tournament_id,), Queue.CONTROL))

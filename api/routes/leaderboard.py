@@ -17,13 +17,18 @@ from psycopg.rows import DictRow
 from api.deps import PoolDep, Services, ServicesDep
 from api.errors import ApiError
 from api.schemas.common import error_responses
-from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix
+from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix, PerPoint
 from api.schemas.tasks import Kind
+from api.schemas.tournaments import Goal
 from arena.queues import Queue, TaskName, enqueue
+from arena.ratings.adaptive_state import unplaced
 from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
 from arena.ratings.matrices import head_to_head
 from arena.ratings.scopes import CUTOFF, after_window, cutoff_window
+from arena.ratings.stopping import Goal as EngineGoal
+from arena.ratings.stopping import Interval
 from arena.ratings.usage import Usage
+from arena.store.adaptive import adaptive_goal
 from arena.store.snapshots import (
     BOARD,
     StoredBoard,
@@ -167,6 +172,9 @@ def _leaderboard(
     else:
         found = _windowed(s, tournament, lang, kind, window, ask)
     rows = [_row(r, role, meta.get(r.model)) for r in found.rows]
+    goal = None if tournament is None else adaptive_goal(s.pool, tournament)
+    if goal is not None:
+        rows = _placed(rows, goal)
     if role is not None:
         rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.model))
     snapshot = found.snapshot
@@ -180,8 +188,25 @@ def _leaderboard(
         current=found.current,
         match_count=0 if snapshot is None or not found.rows else snapshot.match_count,
         provisional_below=PROVISIONAL_MATCHES,
+        goal=None if goal is None else Goal(target_width=goal.target_width, separate=goal.separate),
         rows=rows,
     )
+
+
+def _placed(rows: list[LeaderboardRow], goal: EngineGoal) -> list[LeaderboardRow]:
+    """An adaptive tournament's board: provisional until the goal holds for a row's
+    neighbours (the tournament's own stopping rule), not by a match count."""
+    rated = [
+        Interval(r.model, r.rating, r.ci_low, r.ci_high, r.matches)
+        for r in rows
+        if r.rating is not None and r.ci_low is not None and r.ci_high is not None
+    ]
+    open_models = unplaced(rated, goal)
+    known = {i.model for i in rated}
+    return [
+        r.model_copy(update={"provisional": r.model in open_models or r.model not in known})
+        for r in rows
+    ]
 
 
 def _row(r: BoardRow, role: str | None, meta: DictRow | None) -> LeaderboardRow:
@@ -196,6 +221,7 @@ def _row(r: BoardRow, role: str | None, meta: DictRow | None) -> LeaderboardRow:
         **shown,
         cost=cost,
         latency=latency,
+        per_point=_per_point(r, cost),
         organization=None if meta is None else meta["organization"],
         license=None if meta is None else meta["license"],
         knowledge_cutoff=None if meta is None else meta["knowledge_cutoff"],
@@ -213,7 +239,18 @@ def _cost_and_latency(
         cost = (
             used.prompt_tokens * (price[0] or 0.0) + used.completion_tokens * (price[1] or 0.0)
         ) / 1e6
-    return cost, used.latency_s
+    return cost, used.latency_s if used.answers else None
+
+
+def _per_point(r: BoardRow, cost: float | None) -> PerPoint | None:
+    used, narrowed = r.usage, r.narrowed
+    if used is None or narrowed is None or narrowed <= 0:
+        return None
+    return PerPoint(
+        tokens=(used.prompt_tokens + used.completion_tokens) / narrowed,
+        ci_seconds=None if used.ci_seconds is None else used.ci_seconds / narrowed,
+        cost=None if cost is None else cost / narrowed,
+    )
 
 
 @router.get(
@@ -262,6 +299,8 @@ def _result_line(row: dict[str, Any]) -> str:
             ],
         )  # fmt: skip
     finished = row["finished_at"]
+    if row["ci_seconds"] is not None:
+        line.update(ci_seconds=round(float(row["ci_seconds"]), 3))
     line.update(
         match=row["id"],
         tournament=row["tournament_id"],

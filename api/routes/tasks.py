@@ -158,7 +158,7 @@ def list_tasks(
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> TaskPage:
     chosen = TaskSelection(
-        language=None if language is None else language.value,
+        language=language,
         kind=kind,
         validity=validity,
         repo=repo,

@@ -7,7 +7,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.schemas.tournaments import Goal
 from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
+
+
+class PerPoint(BaseModel):
+    """Spending divided by the points a model's interval narrowed (BoardRow.narrowed): what
+    one more point of certainty about its rating cost; null parts were not recorded."""
+
+    tokens: float
+    ci_seconds: float | None
+    cost: float | None  # USD, at the model's current price
 
 
 class LeaderboardRow(BoardRow):
@@ -16,6 +26,9 @@ class LeaderboardRow(BoardRow):
 
     cost: float | None  # USD over the board's answers (tokens x price per million)
     latency: float | None  # mean seconds per answer
+    per_point: PerPoint | None = Field(
+        description="what each point its interval narrowed cost; null while it has not narrowed"
+    )
     organization: str | None
     license: str | None
     knowledge_cutoff: dt.date | None
@@ -39,6 +52,11 @@ class Leaderboard(BaseModel):
     provisional_below: int = Field(
         default=PROVISIONAL_MATCHES,
         description="a row with fewer matches than this is marked provisional",
+    )
+    goal: Goal | None = Field(
+        default=None,
+        description="an adaptive tournament's goal: its board marks a row provisional until"
+        " the goal holds for the row's neighbours (null: any other board)",
     )
     rows: list[LeaderboardRow]
 

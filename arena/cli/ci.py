@@ -16,8 +16,9 @@ from arena.tasks.pipelines import with_pipeline
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
 from ci_runner.diff_text import MAX_DIFF_BYTES
 from ci_runner.environments import EnvironmentBuilder
-from ci_runner.images import LANGUAGES, ImageBuilder
-from ci_runner.sandbox import sweep_orphans
+from ci_runner.images import ImageBuilder
+from ci_runner.languages import LANGUAGES
+from ci_runner.providers import provider_for
 from ci_runner.workspace import Workspaces, sweep_run_dirs
 
 app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
@@ -124,7 +125,7 @@ def sweep(
     """Remove sandbox containers and run directories left behind by runs that died."""
     with exit_on_errors():
         settings = CISettings()
-        removed = sweep_orphans(CIRunner(settings).client, max_age_s=older_than)
+        removed = provider_for(settings).sweep(older_than)
         dirs = sweep_run_dirs(settings.runs_dir, max_age_s=older_than)
     print(f"removed {len(removed)} container(s)" + (": " + ", ".join(removed) if removed else ""))
     print(

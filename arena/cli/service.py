@@ -81,12 +81,11 @@ def worker(
     if Queue.CI.value in wanted:  # sandboxes of a CI worker that was killed on this host
         from docker.errors import DockerException
 
-        from ci_runner import CIRunner
         from ci_runner.errors import SandboxError
-        from ci_runner.sandbox.docker import sweep_orphans
+        from ci_runner.providers import provider_for
 
         try:
-            sweep_orphans(CIRunner(CISettings()).client)
+            provider_for(CISettings()).sweep()
         except (DockerException, SandboxError) as exc:  # another sweep got there first
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
     from celery.utils.nodenames import host_format

@@ -5,23 +5,19 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 
+from arena.languages import profiles
 from arena.ownership.cases import CaseFinder, ReadFile, TestCase, innermost
 from arena.ownership.changes import file_changes
-from arena.ownership.cpp import cpp_cases
-from arena.ownership.golang import go_cases
-from arena.ownership.python import python_cases
-from arena.ownership.rust import rust_cases
 
-_FINDERS: dict[str, CaseFinder] = {
-    ".py": python_cases,
-    ".go": go_cases,
-    ".rs": rust_cases,
-    **dict.fromkeys((".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"), cpp_cases),
-}
+
+def _finder(path: str) -> CaseFinder | None:
+    """The case finder of the language whose test files end as `path` does (its profile's)."""
+    suffix = posixpath.splitext(path)[1].lower()
+    return next((p.find_cases for p in profiles() if suffix in p.test_suffixes), None)
 
 
 def _cases(path: str | None, text: str, read_base: ReadFile) -> list[TestCase]:
-    finder = _FINDERS.get(posixpath.splitext(path or "")[1].lower())
+    finder = _finder(path or "")
     return [] if path is None or finder is None else finder(path, text, read_base)
 
 
@@ -70,7 +66,7 @@ def base_test_ids(test_diff: str, read_base: ReadFile, report_ids: Iterable[str]
     commit, in a file the diff touches: not new, whatever one run showed or missed."""
     cases: list[TestCase] = []
     for change in file_changes(test_diff, read_base):
-        finder = _FINDERS.get(posixpath.splitext(change.old_path or "")[1].lower())
+        finder = _finder(change.old_path or "")
         if change.old_path is not None and finder is not None:
             cases += finder(change.old_path, change.old_text, read_base)
     return {test_id for test_id in report_ids for case in cases if case.owns(test_id)}

@@ -1,26 +1,17 @@
-"""Tree-sitter parsers for the languages whose tests can be mapped."""
+"""Tree-sitter parsers for the languages whose tests can be mapped (each its profile's grammar)."""
 
 from __future__ import annotations
 
 from functools import cache
 
-import tree_sitter_cpp
-import tree_sitter_go
-import tree_sitter_python
-import tree_sitter_rust
 from tree_sitter import Language, Node, Parser
 
-_GRAMMARS = {
-    "python": tree_sitter_python.language,
-    "go": tree_sitter_go.language,
-    "rust": tree_sitter_rust.language,
-    "cpp": tree_sitter_cpp.language,
-}
+from arena.languages import task_profile
 
 
 @cache
 def _language(name: str) -> Language:
-    return Language(_GRAMMARS[name]())
+    return Language(task_profile(name).grammar())
 
 
 def parse(language: str, source: str) -> Node:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.ratings.leaderboard import leaderboard
+from arena.ratings.pairing import posterior
 from arena.ratings.rates import RateCounts, rate_counts
 from arena.ratings.records import MatchResult, finish_order, rounds_of
 from arena.ratings.results import Results
@@ -72,7 +73,14 @@ class BoardRow(BaseModel):
         default=None, description="drawn rounds / rounds (played in either role); null: none"
     )
     rounds: int = 0
-    usage: Usage | None = Field(default=None, description="its answers' tokens and latency")
+    usage: Usage | None = Field(
+        default=None, description="its answers' tokens and latency, its matches' CI time"
+    )
+    narrowed: float | None = Field(
+        default=None,
+        description="points its 95% interval narrowed from the prior's (no matches): what its"
+        " matches bought, the denominator of cost per point; null on boards computed before",
+    )
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,7 @@ def build_board(
     by_role = role_ratings(rounds)[0] if rounds else {}
     counts = rate_counts(rounds)
     used = usage_by_model(ordered)
+    prior = prior_widths([s.model for s in standings])
     rows = []
     for s in standings:
         sub, rev = by_role.get(s.model, (math.nan, math.nan))
@@ -131,6 +140,9 @@ def build_board(
                 draw=c.draw,
                 rounds=c.rounds,
                 usage=used.get(s.model),
+                narrowed=None
+                if s.ci_low is None or s.ci_high is None
+                else max(prior[s.model] - (s.ci_high - s.ci_low), 0.0),
             )
         )
     return Board(tuple(rows), fit.warnings, len(matches))
@@ -138,3 +150,9 @@ def build_board(
 
 def is_provisional(matches: int) -> bool:
     return matches < PROVISIONAL_MATCHES
+
+
+def prior_widths(models: Sequence[str]) -> dict[str, float]:
+    """Each model's 95% interval width before any match: the fit's prior alone (its virtual
+    ties), the width a model starts from on this board."""
+    return {i.model: i.width for i in posterior(models, ()).intervals()}

@@ -62,6 +62,7 @@ class MatchResult:
     match_id: int | None = None
     opened: str | None = None
     answers: tuple[AnswerUsage, ...] = ()
+    ci_seconds: float | None = None  # its CI runs' time; None where not recorded
 
     def __post_init__(self) -> None:
         if self.a == self.b:

@@ -1,7 +1,8 @@
 """Results files (JSONL) read into typed match records, each bad line named with its field.
 
 One line per match, as `arena tournament --results` appends them and `GET /api/results.jsonl`
-streams them: `{task, a, b, winner[, language][, kind][, rounds][, finished_at][, match]}`;
+streams them: `{task, a, b, winner[, language][, kind][, rounds][, finished_at][, match]
+[, ci_seconds]}`;
 lines of failed matches (`{..., failed}`) are counted and never rated.
 """
 
@@ -102,6 +103,11 @@ def _match(record: dict[str, Any]) -> tuple[MatchResult, list[str]]:
                 **{k: bool(played.get(k, False)) for k in _ROUND_FACTS},
             )
         )
+    ci_seconds = record.get("ci_seconds")
+    if ci_seconds is not None and (
+        not isinstance(ci_seconds, int | float) or isinstance(ci_seconds, bool) or ci_seconds < 0
+    ):
+        raise _BadLine("ci_seconds: must be a number of seconds, at least 0")
     match_id = record.get("match")
     if match_id is not None and (not isinstance(match_id, int) or isinstance(match_id, bool)):
         raise _BadLine("match: must be an integer id")
@@ -116,6 +122,7 @@ def _match(record: dict[str, Any]) -> tuple[MatchResult, list[str]]:
             rounds=tuple(rounds),
             finished_at=_finished_at(record.get("finished_at")),
             match_id=match_id,
+            ci_seconds=None if ci_seconds is None else float(ci_seconds),
         ),
         errors,
     )

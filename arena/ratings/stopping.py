@@ -4,8 +4,9 @@ Pure functions over typed records. A tournament's goal is about adjacent models 
 (in rating order): a pair is resolved when their 95% intervals are apart, or when both
 intervals are narrower than the width the user asked for (then the board says "these two are
 within W points of each other", which is as much as was asked). A budget caps matches, match
-seconds (a match's wall time: its model calls and about eight CI runs) and model tokens, per
-tournament and per model; it is checked before each match is scheduled, so it is exceeded by
+seconds (a match's wall time: its model calls and about eight CI runs; the service counts
+its CI runs' time), model tokens and money (tokens at the models' prices), per tournament,
+and matches per model; it is checked before each match is scheduled, so it is exceeded by
 at most what the matches already in flight spend.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -94,6 +95,7 @@ class Budget:
     seconds: float | None = None  # summed match wall time
     tokens: int | None = None  # prompt + completion tokens of every answer
     per_model_matches: int | None = None
+    money: float | None = None  # USD: tokens at the models' registered prices
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class MatchCost:
     b: str
     seconds: float = 0.0
     tokens: int = 0
+    money: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -112,18 +115,20 @@ class Spent:
     seconds: float = 0.0
     tokens: int = 0
     per_model: dict[str, int] = field(default_factory=dict)
+    money: float = 0.0
 
 
 def spent(costs: Iterable[MatchCost]) -> Spent:
-    matches, seconds, tokens = 0, 0.0, 0
+    matches, seconds, tokens, money = 0, 0.0, 0, 0.0
     per_model: dict[str, int] = {}
     for c in costs:
         matches += 1
         seconds += c.seconds
         tokens += c.tokens
+        money += c.money
         for model in (c.a, c.b):
             per_model[model] = per_model.get(model, 0) + 1
-    return Spent(matches, seconds, tokens, per_model)
+    return Spent(matches, seconds, tokens, per_model, money)
 
 
 def budget_left(budget: Budget, used: Spent, in_flight: int = 0) -> dict[str, float]:
@@ -135,6 +140,8 @@ def budget_left(budget: Budget, used: Spent, in_flight: int = 0) -> dict[str, fl
         left["seconds"] = budget.seconds - used.seconds
     if budget.tokens is not None:
         left["tokens"] = budget.tokens - used.tokens
+    if budget.money is not None:
+        left["money"] = budget.money - used.money
     return left
 
 
@@ -166,6 +173,15 @@ def stop_reason(pairs: Sequence[Adjacent], budget: Budget, used: Spent) -> Stop 
     if exhausted(budget, used) is not None:
         return Stop.BUDGET
     return None
+
+
+def placing(pairs: Sequence[Adjacent], newcomers: Collection[str]) -> list[Adjacent]:
+    """The adjacent pairs that place a newcomer (a model added to a tournament that had
+    already run): while any is open, matches go to it alone, and the goal is judged on these
+    pairs only (the rest of the board was settled, or given up on, before it came)."""
+    if not newcomers:
+        return list(pairs)
+    return [p for p in pairs if p.upper.model in newcomers or p.lower.model in newcomers]
 
 
 def matches_to_finish(pairs: Sequence[Adjacent], goal: Goal) -> int:

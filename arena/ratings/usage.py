@@ -1,7 +1,8 @@
-"""What a model's answers on a board cost: answers, tokens and mean latency.
+"""What a model's matches on a board cost: answers, tokens, mean latency and CI time.
 
 Counted when the board is computed, so the API can show cost (tokens x the model's current
-price) and latency beside each rating without aggregating on read."""
+price), latency and CI time beside each rating without aggregating on read. A match's CI
+runs judge both of its models, so its CI time counts for each."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ class Usage(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     latency_s: float  # mean seconds per answer
+    ci_seconds: float | None = None  # its matches' CI time; None: not recorded (old boards)
 
 
 def usage_by_model(matches: Iterable[MatchResult]) -> dict[str, Usage]:
-    """Per model with at least one recorded answer (results files record none)."""
+    """Per model with a recorded answer or CI time (results files may record neither)."""
     totals: dict[str, list[float]] = {}
+    ci: dict[str, float] = {}
     for m in matches:
         for a in m.answers:
             t = totals.setdefault(a.model, [0, 0, 0, 0.0])
@@ -31,9 +34,18 @@ def usage_by_model(matches: Iterable[MatchResult]) -> dict[str, Usage]:
             t[1] += a.prompt_tokens
             t[2] += a.completion_tokens
             t[3] += a.latency_s
+        if m.ci_seconds is not None:
+            for model in (m.a, m.b):
+                ci[model] = ci.get(model, 0.0) + m.ci_seconds
     return {
         model: Usage(
-            answers=int(n), prompt_tokens=int(p), completion_tokens=int(c), latency_s=lat / n
+            answers=int(n),
+            prompt_tokens=int(p),
+            completion_tokens=int(c),
+            latency_s=lat / n if n else 0.0,
+            ci_seconds=ci.get(model),
         )
-        for model, (n, p, c, lat) in totals.items()
+        for model, (n, p, c, lat) in (
+            (model, totals.get(model, [0, 0, 0, 0.0])) for model in sorted({*totals, *ci})
+        )
     }

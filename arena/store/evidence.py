@@ -23,7 +23,8 @@ def _counts(rows: list[DictRow]) -> dict[int, dict[str, int]]:
 
 
 _TOURNAMENT = (
-    "SELECT id, models, tasks_spec, settings, status, created_at, finished_at FROM tournaments"
+    "SELECT id, models, tasks_spec, settings, status, created_at, finished_at, mode, adaptive,"
+    " stop_reason, newcomers FROM tournaments"
 )
 
 
@@ -40,6 +41,7 @@ def list_tournaments(pool: Pool, limit: int, offset: int) -> tuple[list[DictRow]
             ).fetchall()
         )
         failures = _endpoint_failures(conn, [int(r["id"]) for r in rows])
+        spending = _spending(conn, [int(r["id"]) for r in rows])
         total = conn.execute("SELECT count(*) AS n FROM tournaments").fetchone()
     assert total is not None
     empty = {s: 0 for s in MATCH_STATUSES}
@@ -48,6 +50,7 @@ def list_tournaments(pool: Pool, limit: int, offset: int) -> tuple[list[DictRow]
             **r,
             "counts": counts.get(int(r["id"]), empty),
             "endpoint_failures": failures[int(r["id"])],
+            "spending": spending[int(r["id"])],
         }
         for r in rows
     ], int(total["n"])
@@ -66,10 +69,12 @@ def get_tournament(pool: Pool, tournament_id: int) -> DictRow | None:
             ).fetchall()
         )
         failures = _endpoint_failures(conn, [tournament_id])
+        spending = _spending(conn, [tournament_id])
     return {
         **row,
         "counts": counts.get(tournament_id, {s: 0 for s in MATCH_STATUSES}),
         "endpoint_failures": failures[tournament_id],
+        "spending": spending[tournament_id],
     }
 
 
@@ -98,6 +103,65 @@ def _endpoint_failures(
     for r in rows:
         found[int(r["tournament_id"])].append(
             EndpointFailure(int(r["id"]), int(r["tournament_id"]), r["at_fault"], r["reason"] or "")
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class ModelSpending:
+    """What one model's part of a tournament cost: the matches it played to an end (done or
+    failed), the CI time of those matches (each match's runs judge both its models, so they
+    count for both), its own answers' tokens and their price (None: no registered price)."""
+
+    model: str
+    matches: int
+    ci_seconds: float
+    tokens: int
+    money_usd: float | None
+
+
+_SPENDING = """
+WITH ended AS (
+  SELECT id, tournament_id, a, b FROM matches
+  WHERE tournament_id = ANY(%(t)s) AND status IN ('done', 'failed')
+), played AS (
+  SELECT id, tournament_id, a AS model FROM ended UNION ALL
+  SELECT id, tournament_id, b FROM ended
+), ci AS (
+  SELECT r.match_id, sum((run.value->>'duration_s')::double precision) AS seconds
+  FROM rounds r JOIN ended e ON e.id = r.match_id, jsonb_each(r.record->'runs') AS run
+  WHERE r.record IS NOT NULL GROUP BY r.match_id
+), own AS (
+  SELECT e.tournament_id, a.model,
+    sum(a.prompt_tokens + a.completion_tokens) AS tokens,
+    sum(CASE WHEN p.price_input IS NULL AND p.price_output IS NULL THEN NULL
+        ELSE (a.prompt_tokens * coalesce(p.price_input, 0)
+              + a.completion_tokens * coalesce(p.price_output, 0)) / 1e6 END) AS money
+  FROM answers a JOIN rounds r ON r.id = a.round_id JOIN ended e ON e.id = r.match_id
+  LEFT JOIN models p ON p.name = a.model GROUP BY e.tournament_id, a.model
+)
+SELECT pl.tournament_id, pl.model, count(*) AS matches,
+  coalesce(sum(ci.seconds), 0) AS ci_seconds,
+  coalesce(max(own.tokens), 0) AS tokens, max(own.money) AS money
+FROM played pl LEFT JOIN ci ON ci.match_id = pl.id
+LEFT JOIN own ON own.tournament_id = pl.tournament_id AND own.model = pl.model
+GROUP BY pl.tournament_id, pl.model ORDER BY pl.tournament_id, pl.model
+"""
+
+
+def _spending(
+    conn: Connection[DictRow], tournament_ids: list[int]
+) -> dict[int, list[ModelSpending]]:
+    found: dict[int, list[ModelSpending]] = {t: [] for t in tournament_ids}
+    for r in conn.execute(_SPENDING, {"t": tournament_ids}):
+        found[int(r["tournament_id"])].append(
+            ModelSpending(
+                r["model"],
+                int(r["matches"]),
+                float(r["ci_seconds"]),
+                int(r["tokens"]),
+                None if r["money"] is None else float(r["money"]),
+            )
         )
     return found
 

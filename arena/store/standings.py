@@ -53,6 +53,9 @@ def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> It
         cursor.execute(
             "SELECT m.id, m.tournament_id, tk.instance_id AS task, tk.language, tk.kind,"
             "  m.a, m.b, m.status, m.result, m.score, m.reason, m.fault, m.at_fault, m.finished_at,"
+            "  (SELECT sum((run.value->>'duration_s')::double precision)"
+            "   FROM rounds rc, jsonb_each(rc.record->'runs') AS run"
+            "   WHERE rc.match_id = m.id AND rc.record IS NOT NULL) AS ci_seconds,"
             "  array_agg(json_build_object('submitter', r.submitter,"
             "    'reviewer', r.reviewer, 'winner', r.winner,"
             "    'patch_applies', r.record->'patch_applies',"
@@ -80,6 +83,9 @@ def rated_matches(
         rows = conn.execute(
             "SELECT m.id, t.instance_id AS task, t.language, t.kind, t.issue_created_at AS created,"
             "  m.a, m.b, m.result, m.finished_at,"
+            "  (SELECT sum((run.value->>'duration_s')::double precision)"
+            "   FROM rounds rc, jsonb_each(rc.record->'runs') AS run"
+            "   WHERE rc.match_id = m.id AND rc.record IS NOT NULL) AS ci_seconds,"
             "  array_agg(json_build_object('submitter', r.submitter, 'reviewer', r.reviewer,"
             "    'winner', r.winner,"
             "    'patch_applies', (r.record->>'patch_applies')::boolean,"
@@ -132,6 +138,7 @@ def _match_result(row: Mapping[str, Any]) -> MatchResult:
         match_id=int(row["id"]),
         opened=row["created"],
         answers=answers,
+        ci_seconds=None if row["ci_seconds"] is None else float(row["ci_seconds"]),
     )
 
 

@@ -23,10 +23,13 @@ def create_tournament(
     tasks: Sequence[Task],
     tasks_spec: str,
     settings: Mapping[str, Any] | None = None,
+    adaptive: Mapping[str, Any] | None = None,
 ) -> int:
     """One transaction: the models, the tasks (reused by fingerprint), every match and round.
 
     Pairs follow `arena tournament`: each unordered pair once, the first named submits first.
+    An adaptive tournament (`adaptive`: its goal, budget and matches in flight) records its
+    task pool and no match: the workers schedule them a few at a time (`store.adaptive`).
     """
     names = list(models)
     with pool.connection() as conn, conn.transaction():
@@ -37,12 +40,19 @@ def create_tournament(
                 (name, Jsonb(spec)),
             )
         row = conn.execute(
-            "INSERT INTO tournaments (models, tasks_spec, settings) VALUES (%s, %s, %s)"
-            " RETURNING id",
-            (names, tasks_spec, Jsonb(dict(settings or {}))),
+            "INSERT INTO tournaments (models, tasks_spec, settings, mode, adaptive)"
+            " VALUES (%s, %s, %s, %s, %s) RETURNING id",
+            (
+                names,
+                tasks_spec,
+                Jsonb(dict(settings or {})),
+                "round_robin" if adaptive is None else "adaptive",
+                None if adaptive is None else Jsonb(dict(adaptive)),
+            ),
         ).fetchone()
         assert row is not None
         tournament_id = int(row["id"])
+        task_ids: list[int] = []
         for task in tasks:
             task_row = conn.execute(
                 "INSERT INTO tasks (instance_id, fingerprint, language, task)"
@@ -56,6 +66,9 @@ def create_tournament(
                 ),
             ).fetchone()
             assert task_row is not None
+            task_ids.append(int(task_row["id"]))
+            if adaptive is not None:
+                continue
             for a, b in itertools.combinations(names, 2):
                 match = conn.execute(
                     "INSERT INTO matches (tournament_id, task_id, a, b) VALUES (%s, %s, %s, %s)"
@@ -68,6 +81,10 @@ def create_tournament(
                     " VALUES (%(m)s, 0, %(a)s, %(b)s), (%(m)s, 1, %(b)s, %(a)s)",
                     {"m": match["id"], "a": a, "b": b},
                 )
+        if adaptive is not None:
+            conn.execute(
+                "UPDATE tournaments SET task_ids = %s WHERE id = %s", (task_ids, tournament_id)
+            )
     return tournament_id
 
 
@@ -173,11 +190,12 @@ def stalled_matches(pool: Pool, tournament_id: int, stall_s: float) -> list[int]
 
 
 def complete_tournament(pool: Pool, tournament_id: int) -> bool:
-    """Done once no match is left to play; True when this call marked it."""
+    """A round robin is done once no match is left to play; True when this call marked it.
+    (An adaptive one ends when its scheduling pass says why: `store.adaptive`.)"""
     with pool.connection() as conn:
         done = conn.execute(
             "UPDATE tournaments SET status = 'done', finished_at = now()"
-            " WHERE id = %(t)s AND status = 'running' AND NOT EXISTS ("
+            " WHERE id = %(t)s AND status = 'running' AND mode = 'round_robin' AND NOT EXISTS ("
             "   SELECT 1 FROM matches WHERE tournament_id = %(t)s"
             "   AND status IN ('queued', 'running'))",
             {"t": tournament_id},

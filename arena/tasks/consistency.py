@@ -6,35 +6,20 @@ are not the language's, and its verdicts would not say what the board claims. A 
 fields contradict each other (an instance id naming another repo, a gold test patch equal to
 the gold patch) is inconsistent. A missing or unreadable gold patch is validation's to report.
 The language's files are its sources and its build manifests (`go.mod`, `Cargo.toml`,
-`CMakeLists.txt`).
+`CMakeLists.txt`), as its profile (`arena.languages`) lists them.
 """
 
 from __future__ import annotations
 
 import re
 
+from arena.languages import task_profile
 from arena.tasks.schema import Language, Task, UnsupportedTask
 from ci_runner.git_mirrors import github_slug
 
 LANGUAGE_MISLABELLED = "language mislabelled"
 LINE_INCONSISTENT = "dataset line inconsistent"
 
-SOURCE_SUFFIXES: dict[Language, tuple[str, ...]] = {
-    Language.PYTHON: (".py", ".pyi", ".pyx", ".pxd"),
-    Language.GO: (".go",),
-    Language.RUST: (".rs",),
-    Language.CPP: (
-        ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++",
-        ".ipp", ".inl", ".tpp", ".cu", ".cuh",
-    ),
-}  # fmt: skip
-# build files of the language: a fix that bumps a module or a compile flag is the language's
-MANIFESTS: dict[Language, tuple[str, ...]] = {
-    Language.PYTHON: (),
-    Language.GO: ("go.mod", "go.sum"),
-    Language.RUST: ("Cargo.toml", "Cargo.lock"),
-    Language.CPP: ("CMakeLists.txt",),
-}
 _DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/|\+\+\+ b/|--- a/)(\S+)", re.MULTILINE)
 _INSTANCE = re.compile(r"^(?P<owner>.+?)__(?P<name>.+)-\d+$")
 
@@ -44,10 +29,8 @@ def patch_paths(diff: str) -> set[str]:
 
 
 def is_language_file(path: str, language: Language) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    if language is Language.CPP and name.lower().endswith(".cmake"):
-        return True
-    return name.lower().endswith(SOURCE_SUFFIXES[language]) or name in MANIFESTS[language]
+    """A source or build file of the language, by its profile."""
+    return task_profile(language).is_language_file(path)
 
 
 def line_problem(task: Task) -> UnsupportedTask | None:

@@ -21,20 +21,13 @@ from pydantic import (
     model_validator,
 )
 
+from arena.languages import Language as Language
+from arena.languages import language_named
 from arena.tasks.json_records import JsonRecordError, load_json
 from ci_runner import Pipeline
 from ci_runner.images import ForeignImage, require_arena_image
 from ci_runner.workflows import ANY_JOB, JobRef
 
-
-class Language(StrEnum):
-    PYTHON = "python"
-    GO = "go"
-    RUST = "rust"
-    CPP = "cpp"
-
-
-_LANGUAGE_NAMES = {"c++": "cpp", "cxx": "cpp", "golang": "go", "py": "python", "rs": "rust"}
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
 _WORKFLOW_PATH = re.compile(r"\.ya?ml$")
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1, or SHA-256 repos
@@ -43,12 +36,7 @@ _MAX_ENTRY = 10_000
 
 def language_of(name: str) -> Language | None:
     """A language named by text such as `Go`, `c++` or a file name `cpp_filtered_....jsonl`."""
-    lowered = name.strip().lower()
-    lowered = _LANGUAGE_NAMES.get(lowered, lowered)
-    try:
-        return Language(lowered)
-    except ValueError:
-        return None
+    return language_named(name)
 
 
 def job_refs(entries: Any) -> list[JobRef]:
@@ -248,8 +236,7 @@ class Task(BaseModel):
     @classmethod
     def _language_alias(cls, value: Any) -> Any:
         if isinstance(value, str):
-            lowered = value.strip().lower()
-            return _LANGUAGE_NAMES.get(lowered, lowered)
+            return language_named(value) or value.strip().lower()
         return value
 
     @field_validator("base_commit")

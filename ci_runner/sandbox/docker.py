@@ -312,9 +312,12 @@ class DockerSandbox(Sandbox):
         return self._first_stop
 
     @classmethod
-    def start(cls, client: docker.DockerClient, image: str, limits: Limits) -> DockerSandbox:
+    def start(
+        cls, client: docker.DockerClient, image: str, limits: Limits, *, idle_s: float = 0.0
+    ) -> DockerSandbox:
         """A started sandbox of `image` with a read-only root. An environment image's caches
-        (see ENV_IMAGE_LABEL) get a writable layer of `disk_mb` over them (CacheLayer)."""
+        (see ENV_IMAGE_LABEL) get a writable layer of `disk_mb` over them (CacheLayer).
+        `idle_s`: how long it may wait for its run (a spare) before the run's time begins."""
         uid = sandbox_uid()
         inspected = _inspect_image(client, image)
         labels = _labels()
@@ -331,7 +334,7 @@ class DockerSandbox(Sandbox):
                 own_layer_dir(inspected, ENV_CACHE_DIR),
                 size_mb=limits.disk_mb,
                 uid=uid,
-                lifetime_s=limits.run_timeout_s + 180,  # outlives the sandbox's keep-alive
+                lifetime_s=limits.run_timeout_s + idle_s + 180,  # outlives the sandbox's keep-alive
                 labels=labels,
                 security_opt=security_opt,
             )
@@ -341,7 +344,7 @@ class DockerSandbox(Sandbox):
                 client,
                 image,
                 # the keep-alive runs as root: the sandbox user cannot signal it
-                command=["sleep", str(int(limits.run_timeout_s) + 120)],
+                command=["sleep", str(int(limits.run_timeout_s + idle_s) + 120)],
                 detach=True,
                 init=True,
                 network_mode="none",

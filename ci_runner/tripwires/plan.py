@@ -1,7 +1,9 @@
 """Where a run's tripwires go, which of them may fail, and when they are written.
 
 The languages are the pipeline's: its report format (JUnit: Python, `go test -json`: Go,
-libtest: Rust) and the test runners its steps name. C++ gets none: a ctest test or a
+libtest: Rust) and the test runners its steps name, each language's its profile's
+`tripwires` form (`ci_runner.languages`: runner, report format, planting, fail rule). C++
+gets none: a ctest test or a
 framework case exists only once the project's CMake builds it into a binary, so a tripwire
 would mean editing the project's build; the contradiction check of ctest's own summary
 stays its only defence (documented in the README).
@@ -29,36 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_runner.errors import PatchError, WorkspaceError
+from ci_runner.languages import TripwireForm, profiles
 from ci_runner.patches import parse_diff
-from ci_runner.pipeline import Pipeline, ReportFormat, Step
-from ci_runner.tripwires import golang, python, rust
+from ci_runner.pipeline import Pipeline, Step
 from ci_runner.tripwires.sites import Site, plain_dir, plain_file
 from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
 
-_B = r"(?:^|[\s;&|(`'\"/])"  # a command's start
-_E = r"(?=$|[\s;&|)`'\"])"  # its end
-RUNNERS = {
-    "python": re.compile(
-        _B + r"(?:py\.?test|tox|nox|nose2?|trial|python\d*(?:\.\d+)?\s+(?:-\S+\s+)*-m\s+"
-        r"(?:pytest|unittest|nose2?)|manage\.py\s+test|setup\.py\s+test|hatch\s+test)" + _E
-    ),
-    "go": re.compile(_B + r"(?:go\s+test|\$[({]GO[)}]\s+test|gotestsum)" + _E),
-    "rust": re.compile(_B + r"cargo\s+(?:\+\S+\s+)?(?:test|t|nextest)" + _E),
-}
-# steps that compile Rust test targets: tripwires must be in place before the first
-_RUST_BUILDS = re.compile(
-    _B + r"cargo\s+(?:\+\S+\s+)?(?:build|b|test|t|nextest|check|c|clippy|run|r|bench)" + _E
-)
-_REPORTS = {
-    ReportFormat.JUNIT: "python",
-    ReportFormat.GO_JSON: "go",
-    ReportFormat.LIBTEST: "rust",
-}
-_PYTEST_LINE = re.compile(r"py\.?test")
-_PYTEST_FAILFAST = re.compile(
-    r"(?:^|\s)(?:-[A-Za-wyz]*x[A-Za-z]*|--exitfirst|--maxfail|--sw|--stepwise)(?=$|[\s=])"
-)
-_GO_FAILFAST = re.compile(r"-{1,2}failfast\b")
 _CHAINED = re.compile(r"&&|;")
 _SCRIPTS = ("tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile")
 _PATH_WORD = re.compile(
@@ -79,11 +57,18 @@ class Planting:
         return {path: data for site in self.sites for path, data in site.files.items()}
 
 
+def forms() -> dict[str, TripwireForm]:
+    """The tripwire form of each language that has one, by language."""
+    return {p.name: p.tripwires for p in profiles() if p.tripwires is not None}
+
+
 def languages(pipeline: Pipeline) -> list[str]:
     """The languages whose tests the pipeline runs, by its report and its steps' runners."""
-    found = {_REPORTS[f]} if (f := pipeline.report.format) in _REPORTS else set()
-    for language, runner in RUNNERS.items():
-        if any(runner.search(step.run) for step in pipeline.steps):
+    found = set()
+    for language, form in forms().items():
+        if pipeline.report.format == form.report_format or any(
+            form.runner.search(step.run) for step in pipeline.steps
+        ):
             found.add(language)
     return sorted(found)
 
@@ -109,14 +94,10 @@ def _last_line(steps: tuple[Step, ...]) -> str:
 def runs_last(pipeline: Pipeline, language: str) -> re.Match[str] | None:
     """The test runner on the last line of the last step, with no command chained after."""
     line = _last_line(pipeline.steps)
-    found = RUNNERS[language].search(line) or TEST_RUNNERS.search(line)
+    found = forms()[language].runner.search(line) or TEST_RUNNERS.search(line)
     if found is None or _CHAINED.search(line, found.end()):
         return None
     return found
-
-
-def _env_values(pipeline: Pipeline, key: str) -> list[str]:
-    return [env[key] for env in (pipeline.env, *(s.env for s in pipeline.steps)) if key in env]
 
 
 def _script_lines(root: Path, pipeline: Pipeline) -> list[str]:
@@ -140,22 +121,14 @@ def may_fail(root: Path, pipeline: Pipeline, language: str) -> bool:
     last = runs_last(pipeline, language)
     if last is None:
         return False
-    lines = _script_lines(root, pipeline)
-    if language == "python":
-        _, addopts = python.pytest_options(root, (s.workdir for s in pipeline.steps))
-        options = [addopts, *_env_values(pipeline, "PYTEST_ADDOPTS")]
-        options += [line[m.end() :] for line in lines if (m := _PYTEST_LINE.search(line))]
-        return not any(_PYTEST_FAILFAST.search(text) for text in options)
-    if language == "go":
-        texts = [*lines, *_env_values(pipeline, "GOFLAGS")]
-        return not any(_GO_FAILFAST.search(text) for text in texts)
-    return "--no-fail-fast" in last.string[last.start() :]
+    return forms()[language].may_fail(root, pipeline, _script_lines(root, pipeline), last)
 
 
 def first_step(pipeline: Pipeline, names: Iterable[str]) -> int:
     """The first step that runs (or, for Rust, builds) the tests of one of the languages;
     0 when none can be told (a runner hidden in a script finds the files there)."""
-    patterns = [RUNNERS[n] for n in names] + ([_RUST_BUILDS] if "rust" in names else [])
+    chosen = [forms()[n] for n in names]
+    patterns = [f.runner for f in chosen] + [f.builds for f in chosen if f.builds is not None]
     for index, step in enumerate(pipeline.steps):
         if any(p.search(step.run) for p in patterns) or TEST_RUNNERS.search(step.run):
             return index
@@ -171,13 +144,7 @@ def plan(root: Path, pipeline: Pipeline, diffs: Iterable[str]) -> Planting:
     sites: list[Site] = []
     for language in names:
         failing = may_fail(root, pipeline, language)
-        if language == "python":
-            workdirs = [s.workdir for s in pipeline.steps]
-            sites += python.plant(root, workdirs, touched, failing)
-        elif language == "go":
-            sites += golang.plant(root, touched, failing)
-        else:
-            sites += rust.plant(root, touched, failing)
+        sites += forms()[language].plant(root, pipeline, touched, failing)
     sites = [s for s in sites if all(writable(root, path) for path in s.files)]
     return Planting(tuple(sites), first_step(pipeline, names) if sites else 0)
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ci_runner.errors import CIError
+from ci_runner.languages import profiles
 from ci_runner.pipeline import Pipeline, Service, Step
 from ci_runner.workflows.commands import ReadFile, only_lints
 from ci_runner.workflows.expressions import (
@@ -44,7 +45,7 @@ from ci_runner.workflows.ranking import (
     purposes_of_text,
 )
 from ci_runner.workflows.refusals import Refusal, refusal_of
-from ci_runner.workflows.reporting import APPENDED, ReportRuleError, report_for
+from ci_runner.workflows.reporting import ReportRuleError, report_for
 from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
 
@@ -555,7 +556,7 @@ def _pipeline(
         raise WorkflowError(str(exc)) from exc
     env = {**RUNNER_ENV, **item.contexts["env"]}
     for key, value in reporting.env.items():
-        env[key] = f"{env[key]} {value}" if key in APPENDED and key in env else value
+        env[key] = f"{env[key]} {value}" if key in reporting.appended and key in env else value
     services = _services(leg.job.get("services"), item.contexts, notes)
     pipeline = Pipeline(
         steps=tuple(reporting.steps),
@@ -616,12 +617,10 @@ def derive_pipeline(
     ).best
 
 
-_MATRIX_VERSIONS = ("python-version", "python", "go-version", "go", "rust", "toolchain")
-
-
 def _matrix_version(matrix: dict[str, Any]) -> str | None:
-    """A version the matrix names when no setup action says it (e.g. `matrix.python`)."""
-    for key in _MATRIX_VERSIONS:
+    """A version the matrix names when no setup action says it (e.g. `matrix.python`): under
+    a key of a language's profile (`matrix_keys`), else `toolchain`."""
+    for key in (*(k for p in profiles() for k in p.matrix_keys), "toolchain"):
         value = matrix.get(key)
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             text = str(value).strip()

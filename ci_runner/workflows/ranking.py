@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ci_runner.languages import find_profile, profiles
+
 
 class Purpose(StrEnum):
     TESTS = "tests"
@@ -106,12 +108,6 @@ _COMMANDS: tuple[tuple[Purpose, re.Pattern[str]], ...] = tuple(
         (Purpose.MINIMAL_VERSIONS, r"-Z\s*minimal-versions\b"),
     )
 )
-_LANGUAGE_RUNNERS = {
-    "python": re.compile(r"py\.?test|\btox\b|\bnox\b|unittest|python|hatch|pdm|poetry|\buv\b"),
-    "go": re.compile(r"\bgo\s+test\b|\$[({]GO[)}]\s+test|gotestsum"),
-    "rust": re.compile(r"\bcargo\b|nextest"),
-    "cpp": re.compile(r"\bctest\b|\bmeson\s+test\b|\bninja\b|\bcmake\b"),
-}
 _NEUTRAL = re.compile(r"^(?:make|gmake|just|bazel)\b|\.sh\b")
 _VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)")
 
@@ -140,12 +136,13 @@ def language_fit(runners: list[str], language: str) -> int:
     """0: a runner of the task's language; 1: a neutral or unknown one; 2: another language's."""
     if not runners:
         return 1
-    own = _LANGUAGE_RUNNERS.get(language)
-    if own is not None and any(own.search(r) for r in runners):
+    own = find_profile(language)
+    if own is not None and any(own.runner_words.search(r) for r in runners):
         return 0
     if any(_NEUTRAL.search(r) for r in runners):
         return 1
-    return 2 if any(p.search(r) for p in _LANGUAGE_RUNNERS.values() for r in runners) else 1
+    words = [p.runner_words for p in profiles()]
+    return 2 if any(w.search(r) for w in words for r in runners) else 1
 
 
 def version_key(version: str | None) -> tuple[int, ...]:

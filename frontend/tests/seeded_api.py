@@ -7,8 +7,8 @@ the baselines whose first match carries hostile evidence (script tags, onerror i
 javascript: links, ANSI escapes, megabytes of log), refused import lines and an invalid task for
 the corpus report, tasks whose pipelines came from CI job legs (chosen, tried, candidate,
 rejected) with an environment that deviates from what the job asks, a tournament whose match a
-model's endpoint failed (the model at fault named), and workers so a tournament started from the
-website really plays.
+model's endpoint failed (the model at fault named), an adaptive tournament stopped on its budget,
+and workers so a tournament started from the website really plays.
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ from arena.faults import Fault, FaultComponent
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.protocol import Winner
+from arena.ratings.adaptive_state import decide
 from arena.ratings.records import MatchResult, RoundResult
 from arena.ratings.scopes import snapshots
+from arena.ratings.stopping import Stop
+from arena.store.adaptive import schedule_pass
 from arena.store.matches import (
     end_match,
     mark_running,
@@ -303,6 +306,30 @@ def seed_fault(pool: Pool, cache_dir: Path, specs: dict[str, Any]) -> None:
     assert end_match(pool, int(row["id"]), "failed", reason=FAULT_REASON, fault=fault)
 
 
+def seed_adaptive(pool: Pool, cache_dir: Path, specs: dict[str, Any]) -> None:
+    """An adaptive tournament as the workers leave it once its budget of one match is spent:
+    its match chosen and its end recorded by the workers' own scheduling pass."""
+    (task,) = [t for t in demo_tasks(cache_dir / "demo-repos") if t.instance_id == FAULT_TASK]
+    config = {"goal": {"target_width": 100.0, "separate": True}, "budget": {"matches": 1},
+              "in_flight": 2}  # fmt: skip
+    players = {m: specs[m] for m in ("oracle", "partial", "null")}
+    tid = create_tournament(pool, players, [task], "seeded", {}, config)
+    chosen = schedule_pass(pool, tid, lambda book, slots: decide(book, slots, tid))
+    (match_id,) = chosen.match_ids
+    with pool.connection() as conn:
+        row = conn.execute("SELECT a, b FROM matches WHERE id = %s", (match_id,)).fetchone()
+    assert row is not None
+    mark_running(pool, match_id)
+    for idx, (sub, rev) in enumerate(((row["a"], row["b"]), (row["b"], row["a"]))):
+        record = hostile_round(sub, rev, 0.001)
+        store_answer(pool, match_id, idx, Role.SUBMITTER, sub, record.patch)
+        store_answer(pool, match_id, idx, Role.REVIEWER, rev, record.tests)
+        store_round(pool, match_id, idx, record)
+    end_match(pool, match_id, "done", score={row["a"]: 1, row["b"]: 1}, result="tie")
+    ended = schedule_pass(pool, tid, lambda book, slots: decide(book, slots, tid))
+    assert ended.decision is not None and ended.decision.stop is Stop.BUDGET
+
+
 def seed(database_url: str, cache_dir: Path) -> None:
     """Stores the seeded data, and writes a one-task file for the import form to upload."""
     SEED_DIR.mkdir(parents=True, exist_ok=True)
@@ -343,6 +370,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
         seed_corpus(pool, cache_dir)
         seed_legs(pool)
         seed_fault(pool, cache_dir, specs)
+        seed_adaptive(pool, cache_dir, specs)
     finally:
         pool.close()
 

@@ -28,6 +28,7 @@ from arena.store.pool import Pool, open_pool
 from arena.store.tournaments import create_tournament
 from arena.tasks.schema import Task
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
+from ci_runner.types import CIResult, CIStatus
 from tests.api.conftest import ADMIN
 from workers.ratings import refresh_boards, refresh_window
 
@@ -76,11 +77,15 @@ def _task(instance_id: str, language: str, created: str, gold_tests: bool) -> Ta
     )
 
 
+CI_S = 3.0  # each round's one CI run
+
+
 def _record(sub: str, rev: str, played: Played) -> RoundRecord:
     answer = Answer(raw_text="x", diff=None, latency_s=2.0, prompt_tokens=1000,
                     completion_tokens=500)  # fmt: skip
     return RoundRecord(
-        submitter=sub, reviewer=rev, patch=answer, tests=answer, runs={},
+        submitter=sub, reviewer=rev, patch=answer, tests=answer,
+        runs={"tests_on_base": CIResult(status=CIStatus.PASSED, duration_s=CI_S)},
         patch_applies=played.applies, patch_correct=played.correct, tests_valid=played.valid,
         tests_catch=played.catch, reasons={}, winner=played.winner(),
     )  # fmt: skip
@@ -176,6 +181,17 @@ def test_rows_carry_role_ratings_rates_and_metadata(
     assert old["submitter"] > new["submitter"]
     assert old["cost"] == pytest.approx(12 * (1000 * 1.0 + 500 * 2.0) / 1e6)  # 2 per match
     assert rows["oracle"]["cost"] is None and rows["oracle"]["latency"] == 2.0
+    # what each point of m-old's interval cost: its 6 matches, 2 rounds of one run each
+    narrowed = old["narrowed"]
+    assert 0 < narrowed < 2000 and old["usage"]["ci_seconds"] == 6 * 2 * CI_S
+    assert old["per_point"] == pytest.approx(
+        {
+            "tokens": 12 * 1500 / narrowed,
+            "ci_seconds": 36 / narrowed,
+            "cost": old["cost"] / narrowed,
+        }
+    )
+    assert rows["oracle"]["per_point"]["cost"] is None  # no price: unknown, not free
 
 
 def test_filters_combine_and_a_role_ranks_by_its_rating(
@@ -329,6 +345,7 @@ def test_the_command_line_and_the_service_show_the_same_board(
     # Elo followed the finish times: in id order (or file order) it would differ
     lines = [json.loads(x) for x in results.read_text().splitlines()]
     assert [x["match"] for x in lines] != finished
+    assert {x["ci_seconds"] for x in lines} == {2 * CI_S}  # every match's CI time, exported
     in_scope = [
         MatchResult(x["task"], x["a"], x["b"], x["winner"])
         for x in lines

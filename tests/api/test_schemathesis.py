@@ -54,5 +54,5 @@ def test_no_generated_request_makes_the_server_fail(live_url: str) -> None:
             check()
         except Exception as exc:
             failures.append(f"{operation.label}: {exc}")
-    assert len(labels) == 19, labels  # every route but /events and /health
+    assert len(labels) == 20, labels  # every route but /events and /health
     assert not failures, "\n\n".join(failures)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from ci_runner.environments import (
     MB,
-    TYPICAL_ENV_LAYER_MB,
     TYPICAL_IMAGE_MB,
     EnvironmentImage,
     MissingImage,
@@ -14,6 +13,7 @@ from ci_runner.environments import (
     disk_estimate,
     environment_images,
 )
+from ci_runner.languages import profile_of
 
 
 def _image(tags: list[str], size: int, shared: int, language: str = "go") -> dict[str, object]:
@@ -60,11 +60,11 @@ def test_each_missing_image_counts_once_and_each_build_at_the_median_built_here(
         EnvironmentImage("arena/env-python:3", "python", 0, 200 * MB, 0),
     ]
     estimate = disk_estimate(planned, built, free_bytes=5_000 * MB)
-    toolchains = TYPICAL_IMAGE_MB["base"] + TYPICAL_IMAGE_MB["python"]
+    toolchains = TYPICAL_IMAGE_MB["base"] + profile_of("python").typical_image_mb
     toolchains += TYPICAL_IMAGE_MB["go-release"]
     assert estimate.toolchain_bytes == toolchains * MB
     assert estimate.toolchains == ("arena/base:trixie", "python image (trixie)", "Go 1.20.14")
-    assert estimate.environment_bytes == (2 * 200 + TYPICAL_ENV_LAYER_MB["go"]) * MB
+    assert estimate.environment_bytes == (2 * 200 + profile_of("go").typical_env_layer_mb) * MB
     assert estimate.builds == {"python": 2, "go": 1}
     text = "\n".join(estimate.lines())
     assert "median own layer of 3 built here" in text
@@ -74,6 +74,6 @@ def test_each_missing_image_counts_once_and_each_build_at_the_median_built_here(
 
 def test_a_remote_engines_free_space_is_unknown_and_nothing_to_build_says_so() -> None:
     estimate = disk_estimate([PlannedBuild("rust")], [], free_bytes=None)
-    assert estimate.total_bytes == TYPICAL_ENV_LAYER_MB["rust"] * MB
+    assert estimate.total_bytes == profile_of("rust").typical_env_layer_mb * MB
     assert any("unknown" in line for line in estimate.lines())
     assert disk_estimate([], [], None).lines() == ["disk estimate: nothing to build"]

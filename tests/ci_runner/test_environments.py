@@ -18,10 +18,10 @@ from arena.ci import TaskCI
 from arena.tasks.schema import Language, Task
 from arena.tasks.validation import validate_task
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
+from ci_runner.env_layout import VENDOR_DOWNLOADS_OFF
 from ci_runner.environments import (
     BUILD_LABEL,
     CACHE_DIR,
-    VENDOR_DOWNLOADS_OFF,
     EnvironmentBuilder,
     EnvironmentBuildError,
     EnvironmentSpec,

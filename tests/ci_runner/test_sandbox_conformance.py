@@ -1,8 +1,9 @@
 """What every sandbox provider must do; each provider runs this whole module.
 
-Like inspect_ai's sandbox self-check: one suite, parametrized over the providers. Docker runs
-twice, once through a second engine address (a unix-socket forwarder started and stopped
-here), as a CI worker in a container talking to the host's engine would.
+Like inspect_ai's sandbox self-check: one suite, parametrized over the providers of the
+registry (ci_runner.providers.PROVIDERS): a provider added there runs it with no change
+here. Docker runs once more through a second engine address (a unix-socket forwarder
+started and stopped here), as a CI worker in a container talking to the host's engine would.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from pathlib import Path
 import docker
 import pytest
 
-from ci_runner import Limits, SandboxError
+from ci_runner import CISettings, Limits, SandboxError
 from ci_runner.images import WORKSPACE
+from ci_runner.providers import PROVIDERS, provider_for
 from ci_runner.sandbox import (
     DockerSandbox,
     Sandbox,
@@ -76,23 +78,30 @@ def _engine_socket() -> str | None:
     return host.removeprefix("unix://") if host.startswith("unix://") else None
 
 
-@pytest.fixture(params=["docker", "docker-second-address"])
+SECOND_ADDRESS = "docker-second-address"
+
+
+@pytest.fixture(params=[*sorted(PROVIDERS), SECOND_ADDRESS])
 def sandbox(
     request: pytest.FixtureRequest,
     docker_client: docker.DockerClient,
+    ci_settings: CISettings,
     images: dict[str, str],
     tmp_path: Path,
 ) -> Iterator[Sandbox]:
     forwarder = None
     client = docker_client
-    if request.param == "docker-second-address":
+    name = str(request.param)
+    if name == SECOND_ADDRESS:
         target = _engine_socket()
         if target is None:
             pytest.skip("the engine is not on a unix socket")
         forwarder = UnixForwarder(tmp_path / "engine.sock", target)
         client = docker.DockerClient(base_url=f"unix://{tmp_path / 'engine.sock'}")
+        name = "docker"
+    provider = provider_for(ci_settings.model_copy(update={"sandbox_provider": name}), client)
     try:
-        with DockerSandbox.start(client, images["python"], Limits(disk_mb=64)) as started:
+        with provider.start(images["python"], Limits(disk_mb=64)) as started:
             yield started
         if forwarder is not None:
             assert forwarder.connections > 0  # the engine was only reached through it

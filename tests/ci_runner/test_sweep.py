@@ -9,7 +9,11 @@ import subprocess
 from pathlib import Path
 
 import docker
+import pytest
 
+from ci_runner import CISettings
+from ci_runner.errors import CIError
+from ci_runner.providers import provider_for
 from ci_runner.sandbox.docker import LABEL, sweep_orphans
 from ci_runner.workspace import sweep_run_dirs
 
@@ -86,3 +90,9 @@ def test_sweep_removes_run_directories_whose_owner_is_gone(tmp_path: Path) -> No
     assert sweep_run_dirs(runs) == [orphan]
     assert not orphan.exists() and live.exists()
     assert sweep_run_dirs(runs, max_age_s=-1) == [live]  # older than "any age" goes too
+
+
+def test_an_unknown_sandbox_provider_is_named_with_the_known_ones(tmp_path: Path) -> None:
+    settings = CISettings(cache_dir=tmp_path, sandbox_provider="kubernetes")
+    with pytest.raises(CIError, match=r"unknown sandbox provider 'kubernetes' .*known: docker"):
+        provider_for(settings)

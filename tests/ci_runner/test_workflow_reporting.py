@@ -120,7 +120,7 @@ def test_hostile_scripts_are_scanned_in_linear_time() -> None:
 def test_the_tox_override_uses_the_projects_own_spelling_of_pass_env() -> None:
     """tox 4 lets an override under `pass_env` shadow a tox.ini's `passenv` list: the job's
     PGHOST would no longer reach the tests (seen on django-timeline-logger)."""
-    from ci_runner.workflows.reporting import tox_pass_env_key
+    from ci_runner.languages.python import tox_pass_env_key
 
     legacy = {"pkg/tox.ini": "[testenv]\npassenv =\n    PGHOST\n"}
     assert tox_pass_env_key(legacy.get, "pkg") == "passenv"

@@ -10,6 +10,7 @@ import {
 import { useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { Leaderboard, LeaderboardRow } from "../api/client";
+import { goalText, type Goal } from "../lib/adaptive";
 import { useLeaderboard, useTournaments } from "../api/queries";
 import { IntervalBar, scaleOf, type Scale } from "../components/IntervalBar";
 import { RatingsChart } from "../components/RatingsChart";
@@ -39,8 +40,27 @@ export const EXPORT_COLUMNS: (keyof BoardRow)[] = [
   "catch", "wrong_patches_reviewed", "draw", "rounds", "cost", "latency", "organization", "license", "knowledge_cutoff",
 ];
 
-/** Why a row is marked provisional, in words. */
-export function provisionalNote(below: number): string {
+/** What one point of narrowing its interval (from the prior's width) cost: tokens, CI time
+ * and money, each where known. */
+export function perPointText(r: BoardRow): string {
+  const p = r.per_point;
+  if (!p) return "–";
+  return [
+    `${Math.round(p.tokens).toLocaleString("en-US")} tok`,
+    p.ci_seconds == null ? null : `${num(p.ci_seconds, 1)} CI s`,
+    p.cost == null ? null : usd(p.cost),
+  ].filter((x) => x !== null).join(" · ");
+}
+
+const perPointTitle = (r: BoardRow): string =>
+  r.narrowed == null
+    ? "its interval has not narrowed from the prior's yet"
+    : `spent per point its 95% interval narrowed (${num(r.narrowed, 0)} points from the prior's width)`;
+
+/** Why a row is marked provisional, in words: by its match count, or (an adaptive
+ * tournament's board) until the tournament's goal holds for its neighbours. */
+export function provisionalNote(below: number, goal: Goal | null = null): string {
+  if (goal) return `not placed yet: the tournament's goal (${goalText(goal)}) does not hold for its neighbours`;
   return `fewer than ${below} matches: a first estimate, pulled towards the mean by the prior; its interval is wide`;
 }
 
@@ -58,7 +78,7 @@ export function describe(b: Leaderboard): string {
 
 const col = createColumnHelper<BoardRow>();
 
-function columns(scale: Scale, provisionalBelow: number) {
+function columns(scale: Scale, note: string) {
   return [
     col.accessor("rank_ub", { header: "Rank (UB)", cell: (c) => c.getValue() ?? "–" }),
     col.accessor("model", {
@@ -77,7 +97,7 @@ function columns(scale: Scale, provisionalBelow: number) {
             </span>
             <IntervalBar low={r.ci_low} high={r.ci_high} value={r.rating} scale={scale} />
             {r.provisional && (
-              <span className="badge provisional" title={provisionalNote(provisionalBelow)}>
+              <span className="badge provisional" title={note}>
                 provisional
               </span>
             )}
@@ -113,7 +133,22 @@ function columns(scale: Scale, provisionalBelow: number) {
       header: "Draws",
       cell: (c) => <span title="share of the rounds it played (either role) that were drawn">{rate(c.getValue(), c.row.original.rounds)}</span>,
     }),
+    col.accessor((r) => (r.usage ? r.usage.prompt_tokens + r.usage.completion_tokens : null), {
+      id: "tokens",
+      header: "Tokens",
+      cell: (c) => { const v = c.getValue(); return v === null ? "–" : v.toLocaleString("en-US"); },
+    }),
     col.accessor("cost", { header: "Cost", cell: (c) => usd(c.getValue()) }),
+    col.accessor((r) => r.usage?.ci_seconds ?? null, {
+      id: "ci_seconds",
+      header: "CI time",
+      cell: (c) => <span title="CI time of the matches it played (a match's runs count for both its models)">{secs(c.getValue())}</span>,
+    }),
+    col.accessor((r) => r.per_point?.tokens ?? null, {
+      id: "per_point",
+      header: "Per point",
+      cell: (c) => <span title={perPointTitle(c.row.original)}>{perPointText(c.row.original)}</span>,
+    }),
     col.accessor("latency", { header: "Latency", cell: (c) => secs(c.getValue()) }),
     col.accessor("organization", { header: "Organization", cell: (c) => c.getValue() ?? "–" }),
     col.accessor("license", { header: "Licence", cell: (c) => c.getValue() ?? "–" }),
@@ -208,8 +243,8 @@ export function LeaderboardPage() {
   const board = useLeaderboard(apiQuery(f));
   const rows = useMemo(() => board.data?.rows ?? [], [board.data]);
   const scale = useMemo(() => scaleOf(rows.flatMap((r) => [r.ci_low, r.ci_high, r.rating])), [rows]);
-  const provisionalBelow = board.data?.provisional_below ?? 0;
-  const cols = useMemo(() => columns(scale, provisionalBelow), [scale, provisionalBelow]);
+  const note = provisionalNote(board.data?.provisional_below ?? 0, board.data?.goal ?? null);
+  const cols = useMemo(() => columns(scale, note), [scale, note]);
   // controlled table state must keep its identity between renders: a new array each render
   // makes the table reset its paging, which renders again, forever (starving URL updates)
   const sorting: SortingState = useMemo(() => [{ id: f.sort, desc: f.desc }], [f.sort, f.desc]);

@@ -6,8 +6,9 @@ import { useMatches, useTournament } from "../api/queries";
 import { MatchTable } from "../components/MatchTable";
 import { ProgressBar } from "../components/Progress";
 import { ErrorBox, QueryState } from "../components/Status";
+import { criterionText, goalText, spendingLines, stopText } from "../lib/adaptive";
 import { modelAtFaultLine } from "../lib/faults";
-import { when } from "../lib/format";
+import { secs, usd, when } from "../lib/format";
 import { stripAnsi } from "../lib/text";
 import { liveLabel, useTournamentEvents } from "../lib/sse";
 
@@ -25,6 +26,46 @@ function ModelsAtFault({ t }: { t: TournamentOut }) {
           </li>
         ))}
       </ul>
+    </div>
+  );
+}
+
+/** An adaptive tournament's goal, criterion, estimate, spending and stop reason: live, as the
+ * events stream refreshes the tournament. */
+function Adaptive({ t }: { t: TournamentOut }) {
+  const a = t.adaptive;
+  if (!a) return null;
+  const stopped = stopText(a.stop_reason);
+  return (
+    <dl className="facts-list" data-testid="adaptive">
+      <dt>Mode</dt><dd>adaptive (the pairing engine chooses each next match, {a.in_flight} at a time)</dd>
+      <dt>Goal</dt><dd>{goalText(a.goal)}</dd>
+      <dt>Criterion</dt><dd data-testid="adaptive-criterion">{criterionText(a)}</dd>
+      {a.stop_reason === null && <><dt>Estimate</dt><dd>about {a.matches_to_finish} more match(es)</dd></>}
+      <dt>Spent</dt><dd data-testid="adaptive-spent">{spendingLines(a).join(" · ")}</dd>
+      {a.budget.per_model_matches != null && <><dt>Per model</dt><dd>at most {a.budget.per_model_matches} matches</dd></>}
+      {a.placing.length > 0 && <><dt>Placing</dt><dd>{a.placing.join(", ")} (only their matches are played)</dd></>}
+      {stopped && <><dt>Stopped</dt><dd data-testid="adaptive-stop">{stopped}</dd></>}
+    </dl>
+  );
+}
+
+/** What each model's part cost: matches, the CI time of its matches, its own tokens and
+ * their price (– where the model has no registered price). */
+function SpendingTable({ t }: { t: TournamentOut }) {
+  if (t.spending.length === 0) return null;
+  return (
+    <div className="table-wrap">
+      <table aria-label="Spending per model">
+        <thead><tr><th>Model</th><th>Matches</th><th title="CI time of the matches it played (a match's runs count for both its models)">CI time</th><th>Tokens</th><th>Cost</th></tr></thead>
+        <tbody>
+          {t.spending.map((m) => (
+            <tr key={m.model}>
+              <td>{m.model}</td><td>{m.matches}</td><td>{secs(m.ci_seconds)}</td><td>{m.tokens.toLocaleString("en-US")}</td><td>{usd(m.money_usd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }
@@ -59,6 +100,8 @@ export function TournamentPage() {
               </p>
               <ProgressBar p={t.progress} />
               <ModelsAtFault t={t} />
+              <Adaptive t={t} />
+              <SpendingTable t={t} />
               <dl className="facts-list">
                 <dt>Models</dt><dd>{t.models.map((m) => <Link key={m} to={`/models/${encodeURIComponent(m)}`} className="chip">{m}</Link>)}</dd>
                 <dt>Tasks</dt><dd>{t.tasks}</dd>

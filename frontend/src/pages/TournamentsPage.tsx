@@ -20,6 +20,9 @@ function StartForm() {
   const [ids, setIds] = useState("");
   const [sel, setSel] = useState({ language: "", kind: "", repo: "" });
   const [budget, setBudget] = useState(6000);
+  const [adaptive, setAdaptive] = useState(false);
+  const [width, setWidth] = useState("");
+  const [maxMatches, setMaxMatches] = useState("");
   const start = useMutation({
     mutationFn: () => {
       const tasks =
@@ -33,7 +36,12 @@ function StartForm() {
                 repo: sel.repo || undefined,
                 validity: "valid" as const,
               };
-      return unwrap(api.POST("/api/tournaments", { body: { models: picked, tasks, settings: { context_budget_tokens: budget } } }));
+      const settings = { context_budget_tokens: budget };
+      const goal = { separate: true, target_width: width ? Number(width) : null };
+      const chosen = adaptive
+        ? { mode: "adaptive" as const, adaptive: { goal, budget: { matches: maxMatches ? Number(maxMatches) : null }, in_flight: 4 } }
+        : { mode: "round_robin" as const, adaptive: null };
+      return unwrap(api.POST("/api/tournaments", { body: { models: picked, tasks, settings, ...chosen } }));
     },
     onSuccess: (t) => {
       void client.invalidateQueries({ queryKey: ["tournaments"] });
@@ -102,6 +110,23 @@ function StartForm() {
         Retrieval context budget (tokens)
         <input type="number" min={500} max={1000000} step={500} value={budget} onChange={(e) => setBudget(Number(e.target.value))} />
       </label>
+      <fieldset>
+        <legend>Mode</legend>
+        <label className="check">
+          <input type="checkbox" checked={adaptive} onChange={(e) => setAdaptive(e.target.checked)} />
+          adaptive: play the most informative matches until neighbours are apart (or narrow enough)
+        </label>
+        {adaptive && (
+          <div className="row">
+            <label>Target interval width (points, optional)
+              <input type="number" min={1} value={width} onChange={(e) => setWidth(e.target.value)} />
+            </label>
+            <label>At most this many matches (optional)
+              <input type="number" min={1} value={maxMatches} onChange={(e) => setMaxMatches(e.target.value)} />
+            </label>
+          </div>
+        )}
+      </fieldset>
       <button type="submit" disabled={picked.length < 2 || start.isPending}>
         {start.isPending ? "Starting…" : "Start"}
       </button>
@@ -121,12 +146,13 @@ export function TournamentsPage() {
         {(d) => (
           <div className="table-wrap">
             <table aria-label="Tournaments">
-              <thead><tr><th>#</th><th>Status</th><th>Models</th><th>Tasks</th><th>Progress</th><th>Started</th></tr></thead>
+              <thead><tr><th>#</th><th>Status</th><th>Mode</th><th>Models</th><th>Tasks</th><th>Progress</th><th>Started</th></tr></thead>
               <tbody>
                 {d.tournaments.map((t) => (
                   <tr key={t.id}>
                     <td><Link to={`/tournaments/${t.id}`}>#{t.id}</Link></td>
-                    <td>{t.status}</td>
+                    <td>{t.status}{t.adaptive?.stop_reason ? ` (${t.adaptive.stop_reason})` : ""}</td>
+                    <td>{t.mode === "adaptive" ? "adaptive" : "round robin"}</td>
                     <td>{t.models.join(", ")}</td>
                     <td>{t.tasks}</td>
                     <td><ProgressBar p={t.progress} /></td>

@@ -1,10 +1,10 @@
 import { describe as suite, expect, it } from "vitest";
 import type { Leaderboard } from "../api/client";
-import { rate } from "../lib/format";
-import { describe, provisionalNote } from "./LeaderboardPage";
+import { rate, usd } from "../lib/format";
+import { type BoardRow, describe, perPointText, provisionalNote } from "./LeaderboardPage";
 
 const board = (over: Partial<Leaderboard>): Leaderboard => ({
-  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, provisional_below: 10, rows: [],
+  language: null, kind: null, role: null, window: null, tournament: null, computed_at: null, current: true, match_count: 0, provisional_below: 10, goal: null, rows: [],
   ...over,
 });
 
@@ -23,5 +23,21 @@ suite("the leaderboard's words", () => {
   });
   it("says why a row is provisional, with the board's own threshold", () => {
     expect(provisionalNote(10)).toContain("fewer than 10 matches");
+    expect(provisionalNote(10, null)).toContain("fewer than 10 matches");
+  });
+  it("on an adaptive tournament's board, provisional means its goal does not hold yet", () => {
+    const note = provisionalNote(10, { target_width: 80, separate: true });
+    expect(note).toContain("adjacent intervals apart, or both at most 80 points wide");
+    expect(note).not.toContain("fewer than");
+  });
+});
+
+suite("cost per point", () => {
+  const row = { per_point: { tokens: 1234.4, ci_seconds: 2.35, cost: 0.0125 }, narrowed: 300 } as unknown as BoardRow;
+  it("shows tokens, CI time and money per point narrowed, each where known", () => {
+    expect(perPointText(row)).toBe(`1,234 tok · 2.4 CI s · ${usd(0.0125)}`);
+    const unpriced = { ...row, per_point: { tokens: 10, ci_seconds: null, cost: null } } as BoardRow;
+    expect(perPointText(unpriced)).toBe("10 tok");
+    expect(perPointText({ ...row, per_point: null } as BoardRow)).toBe("–");
   });
 });

@@ -21,6 +21,7 @@ def test_migrate_creates_the_schema_once(database_url: str) -> None:
         "0002_api",
         "0003_import_refusals",
         "0004_match_faults",
+        "0005_adaptive",
     ]
     assert migrate(database_url) == []
     with psycopg.connect(database_url) as conn:
@@ -66,7 +67,13 @@ def test_concurrent_migrations_apply_once(database_url: str) -> None:
         [],
         [],
         [],
-        ["0001_schema", "0002_api", "0003_import_refusals", "0004_match_faults"],
+        [
+            "0001_schema",
+            "0002_api",
+            "0003_import_refusals",
+            "0004_match_faults",
+            "0005_adaptive",
+        ],
     ]
 
 

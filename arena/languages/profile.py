@@ -1,0 +1,54 @@
+"""What a task knows of its language, beside what CI knows of it (`ci_runner.languages`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from ci_runner.languages import LanguageProfile, profile_of
+
+if TYPE_CHECKING:  # the ownership package asks this registry for its finders
+    from arena.ownership.cases import CaseFinder
+
+
+# the languages a task can be in: each has a profile in arena.languages (no docstring: the
+# API's schema shows the enum as it is)
+class Language(StrEnum):
+    PYTHON = "python"
+    GO = "go"
+    RUST = "rust"
+    CPP = "cpp"
+
+
+@dataclass(frozen=True)
+class TaskProfile:
+    """One language's task-side rules: which files are the language's (a gold patch touching
+    none was mislabelled), how its test files are parsed, which report ids a test case owns."""
+
+    language: Language
+    aliases: tuple[str, ...]  # other names a dataset gives it (`golang`, `c++`)
+    source_suffixes: tuple[str, ...]  # lower-case file name endings of its sources
+    # build files of the language: a fix that bumps a module or a compile flag is the language's
+    manifests: tuple[str, ...]  # file names
+    manifest_suffixes: tuple[str, ...]  # lower-case file name endings (`.cmake`)
+    grammar: Callable[[], object]  # the tree-sitter grammar its test files are parsed with
+    test_suffixes: tuple[str, ...]  # files whose test cases `find_cases` reads
+    find_cases: CaseFinder
+    # the requirements a gold patch adds, fetched for offline runs; None: the language's
+    # environment build keeps what the repo's own files ask for only
+    added_requirements: Callable[[str], tuple[str, ...]] | None = None
+
+    @property
+    def ci(self) -> LanguageProfile:
+        """The language's CI profile, by the same name."""
+        return profile_of(self.language.value)
+
+    def is_language_file(self, path: str) -> bool:
+        name = path.rsplit("/", 1)[-1]
+        lowered = name.lower()
+        return (
+            lowered.endswith(self.source_suffixes + self.manifest_suffixes)
+            or name in self.manifests
+        )

@@ -1,0 +1,164 @@
+"""Rust: Debian's rustc and cargo (a newer suite's when the lock or edition needs it), libtest."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH
+from ci_runner.languages.profile import (
+    COMMAND_END,
+    COMMAND_START,
+    LanguageProfile,
+    ReadFile,
+    TripwireForm,
+)
+from ci_runner.languages.toolchain import (
+    ToolchainChoice,
+    ToolchainRequest,
+    bookworm_tag,
+    from_suites,
+    major_minor,
+    never,
+    no_relaxations,
+    official_major_minor,
+    table,
+    toml,
+)
+from ci_runner.pipeline import Pipeline, ReportFormat, Step
+from ci_runner.tripwires import rust as tripwires
+from ci_runner.tripwires.sites import Site
+from ci_runner.workflows.reporting import Reporting, step_report
+
+SUITE_VERSIONS = {"bookworm": "1.63", "trixie": "1.85"}
+
+_RUNNER = re.compile(COMMAND_START + r"cargo\s+(?:\+\S+\s+)?(?:test|t|nextest)" + COMMAND_END)
+# steps that compile Rust test targets: tripwires must be in place before the first
+_BUILDS = re.compile(
+    COMMAND_START
+    + r"cargo\s+(?:\+\S+\s+)?(?:build|b|test|t|nextest|check|c|clippy|run|r|bench)"
+    + COMMAND_END
+)
+_RUNNER_WORDS = re.compile(r"\bcargo\b|nextest")
+_DEPENDENCY = re.compile(
+    r"^\[(?:[\w.-]+\.)?(?:dev-|build-)?dependencies(?:\.[\w-]+)?\]\s*\n\s*[\w\"-]",
+    re.MULTILINE,
+)
+_COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
+
+
+def _rust_version(files: Mapping[str, str]) -> str | None:
+    cargo = toml(files.get("Cargo.toml"))
+    for found in (table(cargo, "package"), table(table(cargo, "workspace"), "package")):
+        value = found.get("rust-version")
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def requested_version(files: Mapping[str, str]) -> ToolchainRequest | None:
+    """`rust-toolchain` (plain or TOML), `rust-toolchain.toml`, else Cargo's rust-version."""
+    if files.get("rust-toolchain", "").strip():
+        first = files["rust-toolchain"].strip().splitlines()[0].strip()
+        if not first.startswith("["):
+            return ToolchainRequest(first, "rust-toolchain")
+        files = {**files, "rust-toolchain.toml": files["rust-toolchain"]}
+    channel = table(toml(files.get("rust-toolchain.toml")), "toolchain").get("channel")
+    if isinstance(channel, str):
+        return ToolchainRequest(channel, "rust-toolchain.toml")
+    minimum = _rust_version(files)
+    if minimum is not None:
+        return ToolchainRequest(minimum, "Cargo.toml rust-version")
+    return None
+
+
+def rust_floor(files: Mapping[str, str]) -> ToolchainRequest | None:
+    """The oldest Rust that can read the repo at all (its Cargo.lock format, its edition)."""
+    lock = re.search(r"^version\s*=\s*(\d+)", files.get("Cargo.lock", ""), re.M)
+    if lock and int(lock.group(1)) >= 4:
+        return ToolchainRequest("1.78", "Cargo.lock version 4")
+    if re.search(r"^edition\s*=\s*\"2024\"", files.get("Cargo.toml", ""), re.M):
+        return ToolchainRequest("1.85", "edition 2024")
+    return None
+
+
+def settle_request(
+    request: ToolchainRequest | None, from_repo: ToolchainRequest | None, files: Mapping[str, str]
+) -> tuple[ToolchainRequest | None, tuple[str, ...]]:
+    """A request older than what Cargo.lock or the edition needs gives way to that."""
+    floor = rust_floor(files)
+    if floor is None:
+        return request, ()
+    wanted = major_minor(request.version) if request else (0, 0)
+    if wanted is not None and wanted < (major_minor(floor.version) or (0, 0)):
+        return ToolchainRequest(floor.version, floor.source), (
+            f"{floor.source} needs Rust >= {floor.version}",
+        )
+    return request, ()
+
+
+def choose_toolchain(request: ToolchainRequest | None) -> ToolchainChoice:
+    return from_suites("rust", SUITE_VERSIONS, request)
+
+
+def report_rule(
+    steps: list[Step],
+    runners: dict[str, str],
+    notes: list[str],
+    setup: Sequence[Step],
+    read_file: ReadFile,
+) -> Reporting:
+    """cargo's libtest lines, read from the test step's log."""
+    return step_report("rust", ReportFormat.LIBTEST, steps, runners, {})
+
+
+def _may_fail(root: Path, pipeline: Pipeline, lines: list[str], last: re.Match[str]) -> bool:
+    """`cargo test --no-fail-fast`: without it the first failing binary stops the rest."""
+    return "--no-fail-fast" in last.string[last.start() :]
+
+
+def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: bool) -> list[Site]:
+    return tripwires.plant(root, touched, failing)
+
+
+PROFILE = LanguageProfile(
+    name="rust",
+    packages=("rustc", "cargo"),
+    official_packages=(),
+    official_repository="rust",
+    suite_versions=SUITE_VERSIONS,
+    request_files=("rust-toolchain", "rust-toolchain.toml", "Cargo.toml", "Cargo.lock"),
+    requested_version=requested_version,
+    choose_toolchain=choose_toolchain,
+    settle_request=settle_request,
+    official_version=official_major_minor,
+    official_tag=bookworm_tag,
+    official_lacks=never,
+    relaxations=no_relaxations,
+    runtime_env={
+        "CARGO_HOME": f"{CACHE_DIR}/cargo",
+        "CARGO_TARGET_DIR": f"{CACHE_DIR}/target",
+        "CARGO_NET_OFFLINE": "true",
+        # a crate without a lock resolves to versions the image's rustc supports
+        "CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS": "fallback",
+        "PATH": f"{CACHE_DIR}/cargo/bin:{SYSTEM_PATH}",
+    },
+    offline_only=("CARGO_NET_OFFLINE",),
+    dependency_manifest="Cargo.toml",  # a crate (or workspace) with dependencies
+    declares_dependencies=lambda text: bool(_DEPENDENCY.search(text)),
+    runner_words=_RUNNER_WORDS,
+    matrix_keys=("rust",),
+    report_rule=report_rule,
+    typical_image_mb=1030,
+    typical_env_layer_mb=1500,
+    collect=_COLLECT,
+    warm_build_cache=True,
+    tripwires=TripwireForm(
+        runner=_RUNNER,
+        report_format=ReportFormat.LIBTEST,
+        plant=_plant,
+        may_fail=_may_fail,
+        builds=_BUILDS,
+    ),
+)

@@ -1,0 +1,112 @@
+"""The Docker provider: CI sandboxes, build boxes and services as containers of one engine
+(local, or wherever DOCKER_HOST points)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import docker
+import docker.errors
+
+from ci_runner.config import CISettings
+from ci_runner.engine import ENGINE_ERRORS, connect
+from ci_runner.errors import ImageError
+from ci_runner.images import WORKSPACE, ImageBuilder
+from ci_runner.pipeline import Service
+from ci_runner.sandbox.base import Sandbox
+from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sweep_orphans
+from ci_runner.sandbox.provider import BesideServices, SandboxProvider
+from ci_runner.services import RunningServices, ServiceImages, start_services
+from ci_runner.types import Limits
+
+MIN_BUILD_PIDS = 1024  # package managers fork widely; a build box is trusted setup
+
+
+class DockerProvider(SandboxProvider):
+    name = "docker"
+
+    def __init__(self, settings: CISettings, client: docker.DockerClient | None = None) -> None:
+        self._settings = settings
+        self._client = client
+
+    @property
+    def client(self) -> docker.DockerClient:
+        if self._client is None:
+            self._client = connect()
+        return self._client
+
+    def start(self, image: str, limits: Limits, *, idle_s: float = 0.0) -> DockerSandbox:
+        return DockerSandbox.start(self.client, image, limits, idle_s=idle_s)
+
+    def start_build(
+        self,
+        image: str,
+        limits: Limits,
+        *,
+        network: str,
+        lifetime_s: float,
+        scratch: Mapping[str, int],
+        labels: Mapping[str, str],
+    ) -> DockerSandbox:
+        """No host path is mounted; the scratch directories are tmpfs mounts, which
+        `docker commit` leaves out."""
+        client = self.client
+        try:
+            container = client.containers.create(
+                image,
+                command=["sleep", str(int(lifetime_s))],
+                detach=True,
+                init=True,
+                network_mode=network,
+                tmpfs={path: f"rw,exec,size={mb}m,mode=0755" for path, mb in scratch.items()},
+                working_dir=WORKSPACE,
+                nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
+                pids_limit=max(limits.pids, MIN_BUILD_PIDS),
+                labels=dict(labels),
+            )
+        except docker.errors.ImageNotFound as exc:
+            raise ImageError(f"toolchain image {image} is missing") from exc
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"cannot create the environment build container: {exc}") from exc
+        box = DockerSandbox(client, container, as_root=True)
+        try:
+            container.start()
+        except BaseException as exc:
+            box.close()
+            if isinstance(exc, ENGINE_ERRORS):
+                raise ImageError(f"cannot start the environment build container: {exc}") from exc
+            raise
+        return box
+
+    def commit(
+        self, box: Sandbox, tag: str, *, changes: Sequence[str], labels: Mapping[str, str]
+    ) -> None:
+        if not isinstance(box, DockerSandbox):
+            raise TypeError(f"the Docker provider cannot commit a {type(box).__name__}")
+        repository, _, version = tag.rpartition(":")
+        try:
+            self.client.api.commit(
+                box.container_id,
+                repository=repository,
+                tag=version,
+                changes=list(changes),
+                conf={"Labels": dict(labels)},
+            )
+        except ENGINE_ERRORS as exc:
+            raise ImageError(f"committing {tag} failed: {exc}") from exc
+
+    def start_services(
+        self,
+        services: Mapping[str, Service],
+        job: Sandbox,
+        progress: Callable[[str], None],
+    ) -> BesideServices:
+        if not isinstance(job, DockerSandbox):
+            raise TypeError(f"the Docker provider cannot start services beside a {type(job)}")
+        if not services:
+            return RunningServices()
+        images = ServiceImages(ImageBuilder(self.client, self._settings))
+        return start_services(images, services, job, progress)
+
+    def sweep(self, max_age_s: float | None = None) -> list[str]:
+        return sweep_orphans(self.client, max_age_s=max_age_s)
