@@ -268,9 +268,23 @@ class Arena:
     def play_round(
         self, prepared: PreparedTask, submitter: Player, reviewer: Player
     ) -> RoundRecord:
-        task = prepared.task
+        """One process asks both players, then judges; the service asks in one step and
+        judges in another, through the same `judge_round`."""
         patch = submitter.propose_patch(prepared.contexts[Role.SUBMITTER])
         tests = reviewer.propose_tests(prepared.contexts[Role.REVIEWER], patch.diff)
+        return self.judge_round(prepared, submitter.name, patch, reviewer.name, tests)
+
+    def judge_round(
+        self,
+        prepared: PreparedTask,
+        submitter: str,
+        patch: Answer,
+        reviewer: str,
+        tests: Answer,
+    ) -> RoundRecord:
+        """The round's CI runs (each retried on infrastructure faults) and its verdict by the
+        rules of `arena.protocol`: given answers, the same record wherever they were asked."""
+        task = prepared.task
         runs: dict[str, CIResult] = {}
 
         def run(label: str, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
@@ -329,8 +343,8 @@ class Arena:
             )
         facts = RoundFacts(applies.holds, correct.holds, valid.holds, catch.holds)
         return RoundRecord(
-            submitter=submitter.name,
-            reviewer=reviewer.name,
+            submitter=submitter,
+            reviewer=reviewer,
             patch=patch,
             tests=tests,
             runs=runs,

@@ -1,4 +1,4 @@
-"""Shared fixtures: a real Docker engine, the CI images, throwaway git repos."""
+"""Shared fixtures: a real Docker engine, the CI images, throwaway git repos, a PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ci_runner import CIRunner, CISettings
 from ci_runner.engine import connect
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox.docker import LABEL
+from tests.store.servers import Postgres, postgres_server
 
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
 
@@ -50,6 +51,19 @@ def images(docker_client: docker.DockerClient, ci_settings: CISettings) -> dict[
 @pytest.fixture(scope="session")
 def runner(docker_client: docker.DockerClient, ci_settings: CISettings) -> CIRunner:
     return CIRunner(ci_settings, docker_client)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """One throwaway server for the session (for each parallel worker's session)."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def database_url(postgres: Postgres) -> str:
+    """A fresh database for each test."""
+    return postgres.new_database()
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ from celery import Task as CeleryTask
 
 from arena.faults import Fault, FaultComponent, fault_of
 from arena.match import RoundRecord, match_outcome
-from arena.players.base import Answer, Player, Role, TaskContext
+from arena.players.base import Role
 from arena.queues import Queue, TaskName
 from arena.ratings.adaptive_state import decide
 from arena.store.adaptive import is_adaptive, schedule_pass
@@ -167,23 +167,6 @@ def prepare(self: CeleryTask, task_id: int) -> None:
             advance(s, match_id)
 
 
-class StoredAnswers(Player):
-    """Replays a round's stored answers: the engine judges the round as in one process."""
-
-    def __init__(self, name: str, patch: Answer | None = None, tests: Answer | None = None) -> None:
-        self.name = name
-        self._patch = patch
-        self._tests = tests
-
-    def propose_patch(self, ctx: TaskContext) -> Answer:
-        assert self._patch is not None
-        return self._patch
-
-    def propose_tests(self, ctx: TaskContext, patch: str | None) -> Answer:
-        assert self._tests is not None
-        return self._tests
-
-
 @app.task(bind=True, name=TaskName.ANSWER.value, queue=Queue.LLM.value)
 def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
     """One model call: the submitter's patch, or the reviewer's tests against that patch."""
@@ -237,10 +220,12 @@ def play_round(self: CeleryTask, match_id: int, idx: int) -> None:
         played = match.rounds[idx]
         if match.status not in ("queued", "running") or played.record is not None:
             return
-        record: RoundRecord = s.arena.play_round(
+        record: RoundRecord = s.arena.judge_round(
             s.prepared(match.task_id),
-            StoredAnswers(played.submitter, patch=played.answers[Role.SUBMITTER]),
-            StoredAnswers(played.reviewer, tests=played.answers[Role.REVIEWER]),
+            played.submitter,
+            played.answers[Role.SUBMITTER],
+            played.reviewer,
+            played.answers[Role.REVIEWER],
         )
         store_round(s.pool, match_id, idx, record)
 

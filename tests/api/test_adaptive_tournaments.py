@@ -17,7 +17,7 @@ from arena.ratings.adaptive_state import decide
 from arena.store.adaptive import schedule_pass
 from arena.store.pool import Pool, open_pool
 from tests.api.conftest import ADMIN
-from tests.store.test_adaptive import CI_S_PER_RUN, TOKENS_PER_ANSWER, _open_matches, _play
+from tests.arena.store.test_adaptive import CI_S_PER_RUN, TOKENS_PER_ANSWER, _open_matches, _play
 from workers.ratings import refresh_boards
 
 TRUTH = {"oracle": 1400.0, "partial": 1000.0, "null": 600.0}

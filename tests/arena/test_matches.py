@@ -7,23 +7,33 @@ import os
 import socket
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from arena.ci import TaskCI
-from arena.match import Arena, MatchFailed, PreparedTask
+from arena.match import Arena, MatchFailed, PreparedTask, RoundRecord
+from arena.players.base import Player, Role
 from arena.players.baselines import NullPlayer, OraclePlayer, PartialPlayer
 from arena.players.openai import OpenAIModel, OpenAIPlayer
+from arena.players.registry import stored_spec
 from arena.protocol import Winner
-from arena.tasks.demo import demo_tasks
+from arena.store.matches import load_match, store_answer, store_round
+from arena.store.migrate import migrate
+from arena.store.pool import open_pool
+from arena.store.tournaments import create_tournament, unfinished_matches
+from arena.tasks.demo import demo_sources, demo_tasks
 from arena.tasks.schema import Task
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.scripted_server import Reply, scripted_server
 
-DEMO_IDS = sorted(t.instance_id for t in demo_tasks(Path("/tmp/arena-demo-ids")))
+# read from each task.toml: collection commits no repo (in parallel runs, nor to a shared path)
+DEMO_IDS = sorted(
+    tomllib.loads((s.directory / "task.toml").read_text())["instance_id"] for s in demo_sources()
+)
 ARENA_BIN = str(Path(sys.executable).parent / "arena")
 
 
@@ -81,6 +91,58 @@ def test_oracle_beats_partial_and_its_tests_catch_the_partial_patch(
         "tests_on_gold_again",
         "tests_on_neutral_patch",
     }
+
+
+def test_the_services_rounds_are_judged_as_the_command_lines(
+    arena: Arena,
+    prepared: dict[str, PreparedTask],
+    database_url: str,
+) -> None:
+    """Same answers, same record: the workers ask in one step, store the answer, and judge the
+    stored answers in another (`Arena.judge_round`); the command line asks and judges at once
+    (`Arena.play_round`). Every pairing of the baselines, both roles, through PostgreSQL."""
+    task = prepared["demo__py-textkit-slug"]
+    players: dict[str, Player] = {
+        p.name: p for p in (OraclePlayer(), PartialPlayer(), NullPlayer())
+    }
+    migrate(database_url)
+    pool = open_pool(database_url, max_size=2)
+    try:
+        models = {name: stored_spec(name, None) for name in players}
+        tournament_id = create_tournament(pool, models, [task.task], "demo")
+        match_ids = unfinished_matches(pool, tournament_id)
+        assert len(match_ids) == 3
+        records: list[RoundRecord] = []
+        for match_id in match_ids:
+            for played in load_match(pool, match_id).rounds:
+                submitter, reviewer = players[played.submitter], players[played.reviewer]
+                # the `answer` steps: the reviewer is shown the patch as stored
+                patch = submitter.propose_patch(task.contexts[Role.SUBMITTER])
+                store_answer(pool, match_id, played.idx, Role.SUBMITTER, submitter.name, patch)
+                stored_patch = load_match(pool, match_id).rounds[played.idx].answers
+                tests = reviewer.propose_tests(
+                    task.contexts[Role.REVIEWER], stored_patch[Role.SUBMITTER].diff
+                )
+                store_answer(pool, match_id, played.idx, Role.REVIEWER, reviewer.name, tests)
+                # the `round` step, on the answers as the store gives them back
+                answers = load_match(pool, match_id).rounds[played.idx].answers
+                judged = arena.judge_round(
+                    task,
+                    played.submitter,
+                    answers[Role.SUBMITTER],
+                    played.reviewer,
+                    answers[Role.REVIEWER],
+                )
+                store_round(pool, match_id, played.idx, judged)
+                kept = load_match(pool, match_id).rounds[played.idx].record
+                in_one_process = arena.play_round(task, submitter, reviewer)
+                assert kept == judged == in_one_process
+                records.append(in_one_process)
+    finally:
+        pool.close()
+    # every branch of the judge was taken: a catch confirmed, and a missing patch and tests
+    assert any(r.tests_catch and "tests_on_neutral_patch" in r.runs for r in records)
+    assert any(r.patch.failure for r in records) and any(r.tests.failure for r in records)
 
 
 def test_an_endpoint_that_stays_down_fails_the_match_instead_of_losing_it(

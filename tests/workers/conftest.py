@@ -16,7 +16,6 @@ import pytest
 
 from arena.tasks.demo import demo_tasks
 from ci_runner import CISettings
-from tests.store.conftest import database_url, postgres  # noqa: F401 (fixtures)
 from tests.store.servers import Redis, redis_server
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -30,7 +29,7 @@ def broker(tmp_path: Path) -> Iterator[Redis]:
 
 
 @pytest.fixture
-def service_env(database_url: str, broker: Redis, ci_settings: CISettings) -> dict[str, str]:  # noqa: F811
+def service_env(database_url: str, broker: Redis, ci_settings: CISettings) -> dict[str, str]:
     """Short leases and reconciler periods, so recovery takes seconds in tests."""
     return {
         **os.environ,

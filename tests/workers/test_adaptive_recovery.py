@@ -8,7 +8,7 @@ import time
 from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from arena.store.tournaments import create_tournament
-from tests.store.test_adaptive import BASELINE, _open_matches, _task
+from tests.arena.store.test_adaptive import BASELINE, _open_matches, _task
 from tests.workers.conftest import Workers
 
 
