@@ -172,14 +172,14 @@ def snapshot(database_url: str) -> float:
     """What the workers' ratings step stores (every board); returns how long it took."""
     from arena.ratings.scopes import snapshots
     from arena.store.pool import open_pool
-    from arena.store.snapshots import store_snapshots
+    from arena.store.snapshots import database_now, store_snapshots
     from arena.store.standings import model_dates, rated_matches
 
     started = time.monotonic()
     pool = open_pool(database_url, max_size=2)
     found = snapshots(rated_matches(pool, 1), bootstrap=100, models=model_dates(pool))
-    store_snapshots(pool, 1, found)
-    store_snapshots(pool, None, found)
+    store_snapshots(pool, 1, found, database_now(pool))
+    store_snapshots(pool, None, found, database_now(pool))
     pool.close()
     return time.monotonic() - started
 

@@ -43,15 +43,28 @@ class StoredBoard:
     rows: tuple[BoardRow, ...]
 
 
-def store_snapshots(pool: Pool, tournament_id: int | None, found: Sequence[ScopedBoard]) -> None:
+def database_now(pool: Pool) -> dt.datetime:
+    """The database's clock: the one time every worker host agrees on."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT now() AS now").fetchone()
+    assert row is not None and isinstance(row["now"], dt.datetime)
+    return row["now"]
+
+
+def store_snapshots(
+    pool: Pool, tournament_id: int | None, found: Sequence[ScopedBoard], as_of: dt.datetime
+) -> None:
+    """Boards computed from the matches read at `as_of` (`database_now` before reading),
+    stored as of then: a slow computation from older matches that ends after a newer one
+    never becomes the latest."""
     with pool.connection() as conn, conn.transaction():
         for scoped in found:
             rows = [{**r.model_dump(mode="json"), "v": ROW_LAYOUT} for r in scoped.board.rows]
             conn.execute(
                 "INSERT INTO rating_snapshots (tournament_id, scope, scope_value, match_count,"
-                " rows) VALUES (%s, %s, %s, %s, %s)",
+                " rows, computed_at) VALUES (%s, %s, %s, %s, %s, %s)",
                 (tournament_id, BOARD, scope_key(scoped.scope), scoped.board.match_count,
-                 Jsonb(rows)),
+                 Jsonb(rows), as_of),
             )  # fmt: skip
 
 

@@ -49,7 +49,7 @@ from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import Pool, open_pool
 from arena.store.refusals import keep_import_outcome
-from arena.store.snapshots import store_snapshots
+from arena.store.snapshots import database_now, store_snapshots
 from arena.store.standings import model_dates
 from arena.store.tasks import upsert_tasks
 from arena.store.tournaments import create_tournament
@@ -341,7 +341,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
         ensure_baselines(pool)
         many = many_models(100, 3000)
         register_many(pool, sorted({m.a for m in many} | {m.b for m in many}))
-        store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)))
+        store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)), database_now(pool))
         specs = {r.name: r.spec for r in list_models(pool, False)}
         task = demo_tasks(cache_dir / "demo-repos")[0]
         task = task.model_copy(update={"problem_statement": f"# Bug\n\nadd() subtracts. {HOSTILE}"})
