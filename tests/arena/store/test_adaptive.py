@@ -6,7 +6,6 @@ newcomer's placement are checked against what the store really holds."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -17,8 +16,7 @@ from arena.protocol import Winner
 from arena.ratings.adaptive_state import decide
 from arena.store.adaptive import CannotAdd, NotAdaptive, add_model, load_book, schedule_pass
 from arena.store.matches import end_match, mark_running, store_answer, store_round
-from arena.store.migrate import migrate
-from arena.store.pool import Pool, open_pool
+from arena.store.pool import Pool
 from arena.store.tournaments import create_tournament
 from arena.tasks.schema import Task
 from ci_runner import CIResult
@@ -47,16 +45,6 @@ def _task(n: int) -> Task:
         test_patch="diff --git a/t b/t\n",
         pipeline=PIPELINE,
     )
-
-
-@pytest.fixture
-def pool(database_url: str) -> Iterator[Pool]:
-    migrate(database_url)
-    opened = open_pool(database_url)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _adaptive(

@@ -4,26 +4,12 @@ slow ratings step that read 5 matches and ends after the one that read 6 never w
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-
-import pytest
 
 from arena.ratings.board import build_board
 from arena.ratings.records import MatchResult
 from arena.ratings.scopes import Scope, ScopedBoard
-from arena.store.migrate import migrate
-from arena.store.pool import Pool, open_pool
+from arena.store.pool import Pool
 from arena.store.snapshots import database_now, latest_snapshot, store_snapshots
-
-
-@pytest.fixture
-def pool(database_url: str) -> Iterator[Pool]:
-    migrate(database_url)
-    opened = open_pool(database_url)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _board(n: int) -> list[ScopedBoard]:
