@@ -204,8 +204,8 @@ def submit(
         key_env = spec.get("api_key_env")
         if key_env and not rule.allows(key_env):
             fail(BAD_INPUT, f"model {name}: {key_env} may not be read: {rule.rule()}")
-        ci = CISettings()
-        found = load_tasks(tasks, ci.cache_dir, Workspaces.from_settings(ci))
+    ci = CISettings()
+    found = load_tasks(tasks, ci.cache_dir, Workspaces.from_settings(ci))
     if not found:
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
     pool = _pool()
