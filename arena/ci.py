@@ -14,13 +14,16 @@ import hashlib
 import json
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from arena.languages import task_profile
 from arena.tasks.schema import Task
-from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits
-from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
-from ci_runner.images import ImageBuilder
+from ci_runner import CIRequest, CIResult, CIStatus, Limits
+
+if TYPE_CHECKING:
+    from ci_runner import CIRunner
+    from ci_runner.environments import EnvironmentSpec
+    from ci_runner.images import ImageBuilder
 
 # bump when what a run reports for the same tree changes (C++ binaries split into their cases,
 # `forged`, tripwires, ctest names with spaces): every kept result is then recomputed once
@@ -50,6 +53,9 @@ def cacheable(result: CIResult) -> bool:
 
 
 def environment_spec(task: Task) -> EnvironmentSpec:
+    # imported here: the command line reads tasks without loading the Docker client
+    from ci_runner.environments import EnvironmentSpec
+
     profile = task_profile(task.language)
     return EnvironmentSpec(
         repo=task.repo,
@@ -108,6 +114,8 @@ class TaskCI:
     ) -> None:
         """`results`: where finished runs are kept (a path: a DirectoryCache there; None:
         nowhere, every run runs)."""
+        from ci_runner.environments import EnvironmentBuilder
+
         self._runner = runner
         self._images = images
         self._environments = EnvironmentBuilder(images)

@@ -32,13 +32,13 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
-from ci_runner.errors import CIError, ImageError, ServiceError
+from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
+from ci_runner.image_names import env_image_name
 from ci_runner.images import (
     ENV_IMAGE_LABEL,
     SANDBOX_HOME,
     WORKSPACE,
     ImageBuilder,
-    env_image_name,
 )
 from ci_runner.languages import find_profile, profile_of
 from ci_runner.locks import file_lock
@@ -114,10 +114,6 @@ def fetches_dependencies(language: str, read_file: Callable[[str], str | None]) 
         return False
     text = read_file(profile.dependency_manifest)
     return text is not None and profile.declares_dependencies(text)
-
-
-class EnvironmentBuildError(CIError):
-    """A setup step (or the preparation around it) failed: a fault of the task, not the host."""
 
 
 class EnvironmentSpec(BaseModel):

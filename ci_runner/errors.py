@@ -35,3 +35,7 @@ class ImageError(SandboxError):
 class ServiceError(CIError):
     """A service of the job cannot run here (an image we cannot stand in for) or did not
     start (e.g. no password given): a fault of the task, with the service's own words."""
+
+
+class EnvironmentBuildError(CIError):
+    """A setup step (or the preparation around it) failed: a fault of the task, not the host."""

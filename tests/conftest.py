@@ -30,6 +30,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "docker_client" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docker)
+    _waiting_tests_first(items)
+
+
+def _waiting_tests_first(items: list[pytest.Item]) -> None:
+    """Tests marked `waits` sleep through timeouts for tens of seconds: started first, they
+    overlap the rest of a parallel run instead of being its tail (xdist hands each worker a
+    run of consecutive tests, so those at the front start at once)."""
+    items.sort(key=lambda item: item.get_closest_marker("waits") is None)
 
 
 @pytest.fixture(scope="session")

@@ -1,26 +1,72 @@
-"""Root of the `arena` command: wires the command groups together."""
+"""Root of the `arena` command: wires the command groups together.
 
+Each command's module is imported only when that command runs (or when help lists them all):
+the modules bring the Docker client, git bindings, numpy and scipy, the store and the service,
+and a command that needs one of them should not wait ~0.5 s for all the others.
+"""
+
+import importlib
 import signal
+from dataclasses import dataclass
 
 import typer
+from typer.core import TyperGroup
 
-from arena.cli import ci, demo, play, ratings, serve, service, tasks
+
+@dataclass(frozen=True)
+class _Entry:
+    module: str
+    attribute: str  # a typer.Typer (a group of commands) or a function (one command)
+
+
+_COMMANDS = {
+    "ci": _Entry("arena.cli.ci", "app"),
+    "demo": _Entry("arena.cli.demo", "demo"),
+    "tasks": _Entry("arena.cli.tasks", "app"),
+    "play": _Entry("arena.cli.play", "play"),
+    "tournament": _Entry("arena.cli.play", "tournament"),
+    "ratings": _Entry("arena.cli.ratings", "ratings"),
+    "db": _Entry("arena.cli.service", "db"),
+    "worker": _Entry("arena.cli.service", "worker"),
+    "submit": _Entry("arena.cli.service", "submit"),
+    "status": _Entry("arena.cli.service", "status"),
+    "cancel": _Entry("arena.cli.service", "cancel"),
+    "serve": _Entry("arena.cli.serve", "serve"),
+}
+
+
+def command(name: str) -> typer.core.TyperCommand | TyperGroup:
+    """The click command `arena <name>` runs, its module imported now."""
+    entry = _COMMANDS[name]
+    target = getattr(importlib.import_module(entry.module), entry.attribute)
+    if isinstance(target, typer.Typer):  # a group, even of one command (`arena db migrate`)
+        group = typer.main.get_group(target)
+        group.name = name
+        return group
+    single = typer.Typer(add_completion=False)  # one function: a one-command app is that command
+    single.command(name)(target)
+    return typer.main.get_command(single)  # type: ignore[return-value]
+
+
+class _Commands(TyperGroup):
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        return list(_COMMANDS)
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> typer.core.TyperCommand | None:  # type: ignore[override]
+        return command(cmd_name) if cmd_name in _COMMANDS else None  # type: ignore[return-value]
+
 
 app = typer.Typer(
+    cls=_Commands,
     no_args_is_help=True,
     add_completion=False,
     help="Arena: code LLMs compete on real GitHub issues.",
 )
-app.add_typer(ci.app, name="ci")
-app.command("demo")(demo.demo)
-app.add_typer(tasks.app, name="tasks")
-app.command("play")(play.play)
-app.command("tournament")(play.tournament)
-app.command("ratings")(ratings.ratings)
-app.add_typer(service.db, name="db")
-for _name in ("worker", "submit", "status", "cancel"):
-    app.command(_name)(getattr(service, _name))
-app.command("serve")(serve.serve)
+
+
+@app.callback()
+def _root() -> None:
+    """Arena: code LLMs compete on real GitHub issues."""
 
 
 def _terminate(signum: int, _frame: object) -> None:

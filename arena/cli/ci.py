@@ -1,25 +1,28 @@
-"""`arena ci`: run a task's pipeline in the sandbox, build the CI images, sweep orphans."""
+"""`arena ci`: run a task's pipeline in the sandbox, build the CI images, sweep orphans.
+
+The runner, the Docker client and the settings machinery are imported by the commands that
+use them: every `arena` command loads this module, and most never start a sandbox.
+"""
+
+from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
-from arena.ci import environment_spec
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 from arena.cli.render import render_ci_result
 from arena.tasks import Task, load_task_file
-from arena.tasks.pipelines import with_pipeline
-from ci_runner import CIRequest, CIResult, CIRunner, CISettings, StepResult
+from ci_runner import CIRequest, CIResult, StepResult
 from ci_runner.diff_text import MAX_DIFF_BYTES
-from ci_runner.environments import EnvironmentBuilder
-from ci_runner.images import ImageBuilder
 from ci_runner.languages import LANGUAGES
-from ci_runner.providers import provider_for
-from ci_runner.workspace import Workspaces, sweep_run_dirs
+
+if TYPE_CHECKING:
+    from ci_runner import CISettings
 
 app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
 
@@ -43,6 +46,13 @@ def read_diff(path: Path) -> str:
 
 def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIResult:
     """Run the task's pipeline on its base commit plus `diffs`, with live status on stderr."""
+    from arena.ci import environment_spec
+    from arena.tasks.pipelines import with_pipeline
+    from ci_runner import CIRunner
+    from ci_runner.environments import EnvironmentBuilder
+    from ci_runner.images import ImageBuilder
+    from ci_runner.workspace import Workspaces
+
     runner = CIRunner(settings)
     task = with_pipeline(task, Workspaces.from_settings(settings))
     pipeline = task.require_pipeline()
@@ -79,6 +89,8 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="print the CIResult as JSON")] = False,
 ) -> None:
     """Apply the diffs in order to the task's base commit and run its pipeline."""
+    from ci_runner import CISettings
+
     with exit_on_errors():
         loaded = load_task_file(task)
         diffs = tuple(read_diff(p) for p in diff or [])
@@ -102,6 +114,9 @@ def images(
     ] = None,
 ) -> None:
     """Build (or find cached) the CI image of each language."""
+    from ci_runner import CIRunner, CISettings
+    from ci_runner.images import ImageBuilder
+
     with exit_on_errors():
         settings = CISettings()
         builder = ImageBuilder(CIRunner(settings).client, settings)
@@ -123,6 +138,10 @@ def sweep(
     ] = None,
 ) -> None:
     """Remove sandbox containers and run directories left behind by runs that died."""
+    from ci_runner import CISettings
+    from ci_runner.providers import provider_for
+    from ci_runner.workspace import sweep_run_dirs
+
     with exit_on_errors():
         settings = CISettings()
         removed = provider_for(settings).sweep(older_than)

@@ -8,14 +8,15 @@ from rich.console import Console
 from arena.cli.ci import run_task_ci
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail
 from arena.cli.render import render_ci_result
-from arena.tasks.demo import demo_tasks
-from ci_runner import CISettings
 
 
 def demo(
     task: Annotated[str | None, typer.Option("--task", help="instance id of a demo task")] = None,
 ) -> None:
     """Run a bundled task's CI twice: with its gold tests only, then with the gold fix too."""
+    from arena.tasks.demo import demo_tasks  # git and the settings: only when a demo runs
+    from ci_runner import CISettings
+
     console = Console()
     settings = CISettings()
     with exit_on_errors():

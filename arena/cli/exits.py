@@ -8,8 +8,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ci_runner.environments import EnvironmentBuildError
-from ci_runner.errors import PatchError, ReportError, SandboxError, WorkspaceError
+from ci_runner.errors import (
+    EnvironmentBuildError,
+    PatchError,
+    ReportError,
+    SandboxError,
+    WorkspaceError,
+)
 
 OK = 0
 BAD_INPUT = 2

@@ -33,12 +33,8 @@ from arena.tasks.report import STAGES, CorpusReport, Environment, LibraryTask, c
 from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import load_tasks, only, update_library
 from ci_runner import CISettings, SandboxError
-from ci_runner.environments import (
-    EnvironmentBuilder,
-    EnvironmentBuildError,
-    PlannedBuild,
-    disk_estimate,
-)
+from ci_runner.environments import EnvironmentBuilder, PlannedBuild, disk_estimate
+from ci_runner.errors import EnvironmentBuildError
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces

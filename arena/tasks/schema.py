@@ -25,7 +25,7 @@ from arena.languages import Language as Language
 from arena.languages import language_named
 from arena.tasks.json_records import JsonRecordError, load_json
 from ci_runner import Pipeline
-from ci_runner.images import ForeignImage, require_arena_image
+from ci_runner.image_names import ForeignImage, require_arena_image
 from ci_runner.workflows import ANY_JOB, JobRef
 
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")

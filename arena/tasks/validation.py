@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from arena.ci import TaskCI
 from arena.tasks.schema import CandidateLeg, Task, TaskError, TaskKind, Validation
 from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
-from ci_runner.environments import EnvironmentBuildError
+from ci_runner.errors import EnvironmentBuildError
 from ci_runner.tripwires import expected_sites
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)

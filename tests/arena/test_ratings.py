@@ -19,13 +19,13 @@ from arena.ratings import (
     build_board,
     fit_bradley_terry,
     head_to_head,
-    leaderboard,
     online_elo,
     rate_counts,
     rates_by_model_and_language,
     role_ratings,
     tallies,
 )
+from arena.ratings.leaderboard import leaderboard
 from arena.ratings.pairs import match_counts, pair_scores
 
 TRUE = {

@@ -9,7 +9,8 @@ import docker
 import pytest
 
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
-from ci_runner.environments import EnvironmentBuilder, EnvironmentBuildError, EnvironmentSpec
+from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
+from ci_runner.errors import EnvironmentBuildError
 from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
 from tests.ci_runner.env_projects import PYTHON_FILES
 from tests.conftest import MakeRepo

@@ -3,15 +3,17 @@
 import pytest
 
 from ci_runner.errors import ImageError
-from ci_runner.images import (
-    LANGUAGES,
+from ci_runner.image_names import (
     ForeignImage,
     base_image_name,
     ci_image_name,
     env_image_name,
     is_arena_image,
-    recipe_for,
     require_arena_image,
+)
+from ci_runner.images import (
+    LANGUAGES,
+    recipe_for,
 )
 from ci_runner.toolchains import toolchain_choice
 

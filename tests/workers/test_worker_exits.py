@@ -89,6 +89,7 @@ def _restart(broker: Redis, outage_s: float) -> None:
     broker.start()
 
 
+@pytest.mark.waits
 def test_a_short_outage_is_survived_and_a_lost_broker_ends_the_worker(
     service_env: dict[str, str], workers: Workers, broker: Redis
 ) -> None:
@@ -110,6 +111,7 @@ def test_a_short_outage_is_survived_and_a_lost_broker_ends_the_worker(
     broker.start()  # for the fixture's teardown
 
 
+@pytest.mark.waits
 @pytest.mark.parametrize("fault", ["raise", "hang"])
 def test_a_consumer_that_breaks_on_reconnect_ends_the_worker(
     fault: str, service_env: dict[str, str], workers: Workers, broker: Redis
