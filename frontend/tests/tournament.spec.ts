@@ -27,6 +27,11 @@ test("start a tournament from the form, follow it live, see it on the leaderboar
   await form.getByLabel(/Instance ids/).fill("demo__py-textkit-slug");
   await form.getByRole("button", { name: "Start" }).click();
   await expect(page).toHaveURL(/#\/tournaments\/\d+$/);
+  // the hash changes before the list unmounts: wait for the tournament's own page, whose one
+  // progress bar is then the only one (the list shows one per earlier tournament)
+  await expect(page.getByRole("heading", { name: /^Tournament #\d+$/ })).toBeVisible();
+  await expect(page.getByTestId("tournament-status")).toBeVisible();
+  await expect(page.getByRole("progressbar")).toHaveCount(1);
   await expect(page.getByRole("progressbar")).toBeVisible();
   await page.screenshot({ path: "test-results/screens/tournament-live.png", fullPage: true });
   await expect(page.getByTestId("tournament-status")).toHaveText("done", { timeout: 540_000 });
