@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings.bradley_terry import SCALE, BTFit, Vector, anchor_part, fit_log_strengths
+from arena.ratings.bradley_terry import BASE, SCALE, BTFit, Vector, fit_log_strengths_batch
 from arena.ratings.pairs import task_pair_matrix
 from arena.ratings.results import Results
 
@@ -65,13 +65,11 @@ def bootstrap_ratings(
         draws = rng.integers(0, n_tasks, size=(size, n_tasks))
         flat = (np.arange(size)[:, None] * n_tasks + draws).ravel()
         counts = np.bincount(flat, minlength=size * n_tasks).reshape(size, n_tasks).astype(float)
-        weighted = np.asarray((per_task.T @ counts.T).T)  # size x n*n
-        for r in range(size):
-            scores = weighted[r].reshape(n, n)
-            for part, start in starts.items():
-                samples[done + r] = _refit_part(
-                    samples[done + r], scores, list(part), start, pinned, fit.prior_ties
-                )
+        weighted = np.asarray((per_task.T @ counts.T).T).reshape(size, n, n)
+        for part, start in starts.items():
+            _refit_part(
+                samples[done : done + size], weighted, list(part), start, pinned, fit.prior_ties
+            )
         done += size
         on_progress(done)
     with warnings.catch_warnings():
@@ -82,25 +80,38 @@ def bootstrap_ratings(
 
 
 def _refit_part(
-    row: Vector,
+    samples: npt.NDArray[np.float64],
     scores: npt.NDArray[np.float64],
     part: list[int],
     start: Vector,
     pinned: tuple[int, float] | None,
     prior_ties: float,
-) -> Vector:
-    sub = scores[np.ix_(part, part)]
-    present = np.nonzero((sub + sub.T).sum(axis=1) > 0)[0]
-    if present.size < 2:
-        return row
-    sub = sub[np.ix_(present, present)]
-    kept = [part[k] for k in present]
-    if pinned is not None and pinned[0] in part and pinned[0] not in kept:
-        return row  # the anchor drew no task: this round says nothing on this scale
-    theta = fit_log_strengths(sub, prior_ties, start[present])
-    out = row.copy()
-    out[kept] = anchor_part(theta, kept, pinned)
-    return out
+) -> None:
+    """Fills `samples` (rounds x models) for `part`'s models from each round's refit. A
+    round says nothing on this scale, and leaves NaN, when fewer than two of the part's
+    models drew a task, or when the anchor drew none."""
+    sub = scores[:, part][:, :, part]
+    present = (sub + np.swapaxes(sub, 1, 2)).sum(axis=2) > 0
+    usable = present.sum(axis=1) >= 2
+    local_anchor = part.index(pinned[0]) if pinned is not None and pinned[0] in part else None
+    if local_anchor is not None:
+        usable &= present[:, local_anchor]
+    rows = np.nonzero(usable)[0]
+    if rows.size == 0:
+        return
+    present = present[rows]
+    theta = fit_log_strengths_batch(
+        sub[rows], present, prior_ties, np.broadcast_to(start, present.shape)
+    )
+    points = theta * SCALE
+    if local_anchor is not None and pinned is not None:
+        shift = pinned[1] - points[:, local_anchor]
+    else:
+        shift = BASE - np.sum(points * present, axis=1) / present.sum(axis=1)
+    fitted = np.where(present, points + shift[:, None], np.nan)
+    columns = np.asarray(part, dtype=np.int64)
+    block = samples[np.ix_(rows, columns)]
+    samples[np.ix_(rows, columns)] = np.where(present, fitted, block)
 
 
 Z95 = 1.959963984540054  # two-sided 95% of a normal
