@@ -8,7 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -33,11 +33,12 @@ from arena.tasks.report import STAGES, CorpusReport, Environment, LibraryTask, c
 from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import load_tasks, only, update_library
 from ci_runner import CISettings, SandboxError
-from ci_runner.environments import EnvironmentBuilder, PlannedBuild, disk_estimate
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.git_mirrors import GitMirrors
-from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
+
+if TYPE_CHECKING:  # imported where used: they load the Docker client, which import and list skip
+    from ci_runner.environments import EnvironmentBuilder, PlannedBuild
 
 app = typer.Typer(no_args_is_help=True, help="Task import, listing and validation.")
 
@@ -149,6 +150,8 @@ def _environment_state(task: Task, environments: EnvironmentBuilder | None) -> s
 
 def _environments(settings: CISettings) -> EnvironmentBuilder | None:
     from ci_runner.engine import connect
+    from ci_runner.environments import EnvironmentBuilder
+    from ci_runner.images import ImageBuilder
 
     try:
         client = connect()
@@ -227,6 +230,8 @@ def _plan(
     found: list[Task], environments: EnvironmentBuilder, workspaces: Workspaces, retry: bool
 ) -> list[PlannedBuild]:
     """The builds `build-env` will run (not built yet, not failed before unless `retry`)."""
+    from ci_runner.environments import PlannedBuild
+
     planned: list[PlannedBuild] = []
     for task in found:
         if task.image:
@@ -314,6 +319,8 @@ def build_env(
 ) -> None:
     """Build each task's environment image: its setup steps, once, with network."""
     from ci_runner.engine import connect
+    from ci_runner.environments import EnvironmentBuilder, disk_estimate
+    from ci_runner.images import ImageBuilder
 
     settings = CISettings()
     with exit_on_errors():
@@ -382,6 +389,8 @@ def gc(
     """Remove the environment images of tasks no longer in the library (nor in the demo
     corpus) and their build records; prints what went and the space it freed."""
     from ci_runner.engine import connect
+    from ci_runner.environments import EnvironmentBuilder
+    from ci_runner.images import ImageBuilder
 
     settings = CISettings()
     with exit_on_errors():

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
 
 from arena.ratings import (
     PRIOR_TIES,
@@ -87,6 +86,9 @@ def test_intervals_cover_the_true_ratings_in_at_least_90_percent_of_seeds() -> N
 
 
 def test_agrees_with_a_per_match_logistic_regression_within_half_a_point() -> None:
+    # imported here: scikit-learn costs every pytest worker 1.4 s to collect this module
+    from sklearn.linear_model import LogisticRegression
+
     results = simulate(seed=7, tasks=400, ties=0.1)
     bt = fit(results)
     n = results.n_models
