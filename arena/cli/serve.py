@@ -17,12 +17,7 @@ def serve(
     ] = False,
 ) -> None:
     """Serve the JSON API under /api (and the website at / when ARENA_WEB_DIR holds it)."""
-    import psycopg
-    import uvicorn
-
     from api.core.config import ApiSettings, InsecureSettings
-    from api.main import create_app
-    from arena.store.migrate import migrate
 
     settings = ApiSettings()
     if demo:
@@ -31,6 +26,13 @@ def serve(
         settings.check_secure()
     except InsecureSettings as exc:
         fail(BAD_INPUT, f"refusing to start: {exc}")
+    # the server itself is imported once the settings are known good: a refusal is immediate
+    import psycopg
+    import uvicorn
+
+    from api.main import create_app
+    from arena.store.migrate import migrate
+
     try:
         migrate(settings.database_url)
     except psycopg.OperationalError as exc:

@@ -84,17 +84,22 @@ class Workers:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
-    def stop_all(self) -> None:
+    def stop_all(self, sweep: bool = True) -> None:
         for proc in self.procs:
             self.kill(proc)
-        arena(["ci", "sweep"], self.env)  # sandboxes of killed workers
+        if sweep:
+            arena(["ci", "sweep"], self.env)  # sandboxes of killed workers
 
 
 @pytest.fixture
-def workers(service_env: dict[str, str], tmp_path: Path) -> Iterator[Workers]:
+def workers(
+    service_env: dict[str, str], tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Workers]:
     started = Workers(service_env, tmp_path)
     yield started
-    started.stop_all()
+    # a test not marked `docker` starts no sandbox, so there is none to sweep (and the
+    # sweep's Docker client would cost the fast lane a process start per test)
+    started.stop_all(sweep=request.node.get_closest_marker("docker") is not None)
 
 
 def wait_for_status(
