@@ -33,14 +33,13 @@ from api.metrics_figures import (
     read_queue_depths,
     read_store,
 )
-from arena.queues import QUEUES
+from arena.vocabulary import OPEN_MATCH, QUEUES, MatchStatus
 
 log = logging.getLogger(__name__)
 router = APIRouter()
 FRESH_WAIT_S = 0.05  # a scrape waits this long for current store figures, else gets the last
 FIRST_WAIT_S = 30.0  # the first scrape of a process waits for its read (5 s per statement)
-_ENDED = ("done", "failed", "skipped", "cancelled")  # counters: a match never leaves these
-_UNFINISHED = ("queued", "running")
+_ENDED = frozenset(MatchStatus) - set(OPEN_MATCH)  # counters: a match never leaves these
 
 
 def _buckets(found: Histogram) -> list[tuple[str, float]]:

@@ -1,46 +1,21 @@
-"""The contract between the service's two sides: queue and task names, one Celery configuration.
+"""The contract between the service's two sides: one Celery configuration.
 
 The API (and `arena submit`) publish through `producer`/`enqueue`; the workers consume with
 the same configuration (`workers.app.make_app` adds their steps and watchdog). Neither side
-imports the other: both import this.
+imports the other: both import this, and the queue and task names of `arena.vocabulary`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from enum import StrEnum
 
 from celery import Celery
 
 from arena.store.settings import ServiceSettings
+from arena.vocabulary import Queue, TaskName
 
 log = logging.getLogger(__name__)
-
-
-class Queue(StrEnum):
-    CONTROL = "control"  # schedule, finish a match, ratings
-    LLM = "llm"  # one model call
-    CI = "ci"  # one sandbox run (validation, a round's runs)
-
-
-QUEUES: tuple[Queue, ...] = tuple(Queue)
-
-
-class TaskName(StrEnum):
-    """The Celery tasks the workers register: `arena.<step>`."""
-
-    PREPARE = "arena.prepare"
-    ANSWER = "arena.answer"
-    ROUND = "arena.round"
-    FINISH = "arena.finish"
-    RATINGS = "arena.ratings"
-    WINDOW_RATINGS = "arena.window_ratings"
-    SCHEDULE = "arena.schedule"
-
-
-# the remote-control command each CI worker answers with whether its Docker engine answers
-ENGINE_COMMAND = "engine"
 
 
 def celery_app(settings: ServiceSettings, include: Sequence[str] = ()) -> Celery:

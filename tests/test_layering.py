@@ -1,9 +1,9 @@
 """The dependency direction of the architecture map: drivers import the engine, never each other.
 
-`api` and `workers` meet only in `arena.queues` (and the store); the engine (`arena` without
-`arena/cli`) imports no driver: not `api`, not `workers`, not `arena.cli`, which is a driver
-like them (it starts workers and the API). SQL is executed only in `arena/store`. The map is
-docs/architecture.md.
+`api` and `workers` meet only in `arena.vocabulary` and `arena.queues` (and the store); the
+engine (`arena` without `arena/cli`) imports no driver: not `api`, not `workers`, not
+`arena.cli`, which is a driver like them (it starts workers and the API). SQL is executed only
+in `arena/store`. The map is docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -84,3 +84,9 @@ def test_sql_is_executed_only_in_the_store() -> None:
                 if node.func.attr == "execute" and literal:
                     outside.append(f"{relative}:{node.lineno}")
     assert outside == []
+
+
+def test_the_vocabulary_imports_nothing_but_enum() -> None:
+    """Every side imports it, the command line at start-up: it must cost nothing."""
+    found = _imports("arena")["arena/vocabulary.py"]
+    assert {name.split(".")[0] for name in found} == {"__future__", "enum"}

@@ -12,9 +12,9 @@ from typing import Any
 from celery.worker.control import inspect_command
 
 from arena.engine_status import engine_check
-from arena.queues import ENGINE_COMMAND, Queue
+from arena.vocabulary import ENGINE_COMMAND, Queue
 
-__all__ = ["ENGINE_COMMAND", "engine", "engine_check"]
+__all__ = ["engine", "engine_check"]
 
 
 @inspect_command(name=ENGINE_COMMAND)  # type: ignore[untyped-decorator]

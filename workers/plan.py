@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.players.base import Role
-from arena.queues import Queue
 from arena.store.matches import MatchState
-from arena.store.statuses import OPEN_MATCH
+from arena.vocabulary import OPEN_MATCH, Queue
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from celery import Task as CeleryTask
 from arena.faults import Fault, FaultComponent, fault_of
 from arena.match import RoundRecord, match_outcome
 from arena.players.base import Role
-from arena.queues import Queue, TaskName
 from arena.ratings.adaptive_state import decide
 from arena.store.adaptive import is_adaptive, schedule_pass
 from arena.store.matches import (
@@ -46,6 +45,7 @@ from arena.store.tournaments import (
 )
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.validation import choose_leg
+from arena.vocabulary import OPEN_MATCH, MatchStatus, Queue, TaskName
 from workers.app import app
 from workers.plan import Step, next_steps, prepare_step
 from workers.ratings import refresh_boards, refresh_window
@@ -97,7 +97,7 @@ def _heartbeat(s: Services, key: str, owner: str, also: Callable[[], None]) -> I
 def _fail_for(s: Services, match_ids: list[int], reason: str, fault: Fault) -> None:
     """Fail the matches, naming who was at fault: a model's endpoint, or a component."""
     for match_id in match_ids:
-        if end_match(s.pool, match_id, "failed", reason=reason, fault=fault):
+        if end_match(s.pool, match_id, MatchStatus.FAILED, reason=reason, fault=fault):
             _after_match(s, match_id)
 
 
@@ -181,7 +181,7 @@ def answer(self: CeleryTask, match_id: int, idx: int, role_index: int) -> None:
     def work() -> None:
         nonlocal limit
         current = load_match(s.pool, match_id)
-        if current.status not in ("queued", "running") or role in current.rounds[idx].answers:
+        if current.status not in OPEN_MATCH or role in current.rounds[idx].answers:
             return
         # inside the step: a model whose player cannot be made (its key variable refused or
         # unset, its stored key unreadable) fails the step's attempts, then the match, by name
@@ -218,7 +218,7 @@ def play_round(self: CeleryTask, match_id: int, idx: int) -> None:
     def work() -> None:
         match = load_match(s.pool, match_id)
         played = match.rounds[idx]
-        if match.status not in ("queued", "running") or played.record is not None:
+        if match.status not in OPEN_MATCH or played.record is not None:
             return
         record: RoundRecord = s.arena.judge_round(
             s.prepared(match.task_id),
@@ -247,10 +247,10 @@ def finish(self: CeleryTask, match_id: int) -> None:
     def work() -> None:
         if invalid:
             reason = f"the task is invalid: {match.validation.reason if match.validation else ''}"
-            ended.append(end_match(s.pool, match_id, "skipped", reason=reason))
+            ended.append(end_match(s.pool, match_id, MatchStatus.SKIPPED, reason=reason))
             return
         score, result = match_outcome(match.a, match.b, records)
-        ended.append(end_match(s.pool, match_id, "done", score=score, result=result))
+        ended.append(end_match(s.pool, match_id, MatchStatus.DONE, score=score, result=result))
 
     run_step(self, Step("finish", (match_id,), Queue.CONTROL), lambda: [match_id], work)
     if any(ended):

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Response
 from api.deps import ServicesDep
 from api.schemas.health import Check, Health, QueueCheck
 from arena.engine_status import engine_check
-from arena.queues import ENGINE_COMMAND, QUEUES
 from arena.store.pool import ping
+from arena.vocabulary import ENGINE_COMMAND, QUEUES
 
 router = APIRouter(tags=["health"])
 

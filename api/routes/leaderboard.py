@@ -20,7 +20,7 @@ from api.schemas.common import error_responses
 from api.schemas.leaderboard import Leaderboard, LeaderboardRow, Matrix, PerPoint
 from api.schemas.tasks import Kind
 from api.schemas.tournaments import Goal
-from arena.queues import Queue, TaskName, enqueue
+from arena.queues import enqueue
 from arena.ratings.adaptive_state import unplaced
 from arena.ratings.board import PROVISIONAL_MATCHES, BoardRow
 from arena.ratings.matrices import head_to_head
@@ -38,6 +38,7 @@ from arena.store.snapshots import (
 )
 from arena.store.standings import dates_of, iter_results, model_meta, pair_tallies
 from arena.tasks.schema import Language
+from arena.vocabulary import MatchStatus, Queue, TaskName
 
 router = APIRouter(tags=["leaderboard"])
 TournamentQuery = Annotated[int | None, Query(ge=1, le=2**62, description="one tournament")]
@@ -284,7 +285,7 @@ def _result_line(row: dict[str, Any]) -> str:
         "a": row["a"],
         "b": row["b"],
     }
-    if row["status"] == "failed":
+    if row["status"] == MatchStatus.FAILED:
         line.update(failed=row["reason"] or "failed", at_fault=row["at_fault"], fault=row["fault"])
     else:
         result = row["result"]

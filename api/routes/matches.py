@@ -15,14 +15,15 @@ from api.schemas.matches import (
     AnswerEvidence,
     MatchEvidence,
     MatchPage,
-    MatchStatus,
     MatchSummary,
     RoundEvidence,
+    StatusFilter,
     TaskEvidence,
 )
 from arena.store import evidence as store
 from arena.store.pool import Pool
 from arena.tasks.schema import Language
+from arena.vocabulary import MatchStatus
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 _FACTS = ("patch_applies", "patch_correct", "tests_valid", "tests_catch")
@@ -30,7 +31,7 @@ _FACTS = ("patch_applies", "patch_correct", "tests_valid", "tests_catch")
 # the gold patch and tests, the answers' text and diffs (the oracle answers the gold patch, and
 # round 2's submitter must not read round 1's patch) and the CI logs (a traceback shows the gold
 # code and tests). Never while it is queued or running; a cancelled match never finished.
-FINISHED = frozenset({"done", "failed", "skipped"})
+FINISHED = frozenset({MatchStatus.DONE, MatchStatus.FAILED, MatchStatus.SKIPPED})
 WITHHELD = (
     "Until the match has finished, its answers' text and diffs, CI logs and gold patch and tests"
     " are withheld: a playing model must not read the answer here."
@@ -56,7 +57,7 @@ def list_matches(
     task: Annotated[str | None, Query(max_length=500, description="instance id")] = None,
     language: Language | None = None,
     result: Annotated[str | None, Query(max_length=200, description="winner or tie")] = None,
-    status: MatchStatus | None = None,
+    status: StatusFilter | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> MatchPage:
@@ -70,7 +71,7 @@ def list_matches(
         task=task,
         language=None if language is None else language.value,
         result=result,
-        status=status,
+        status=None if status is None else MatchStatus(status),
     )
     rows, total = store.list_matches(pool, chosen, limit, offset)
     return MatchPage(matches=[_summary(r) for r in rows], total=total, limit=limit, offset=offset)
@@ -150,18 +151,18 @@ def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> 
     )
 
 
-def _gold_access(status: str) -> GoldAccess:
+def _gold_access(status: MatchStatus) -> GoldAccess:
     if status in FINISHED:
         return "shown"
-    return "admin_only" if status == "cancelled" else "after_match"
+    return "admin_only" if status is MatchStatus.CANCELLED else "after_match"
 
 
 def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
     found = store.match_evidence(pool, match_id)
     if found is None:
         raise not_found(["path", "match_id"], f"no match {match_id}")
-    status = found.match["status"]
-    finished = status in FINISHED
+    status = MatchStatus(found.match["status"])
+    finished, cancelled = status in FINISHED, status is MatchStatus.CANCELLED
     answers = [_answer(a, finished) for a in found.answers]
     by_round: dict[int, list[AnswerEvidence]] = {}
     for row, shown in zip(found.answers, answers, strict=True):
@@ -183,7 +184,7 @@ def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
             test_patch=task.get("test_patch", "") if finished else None,
             gold_access=_gold_access(status),
         ),
-        withheld=None if finished else WITHHELD_CANCELLED if status == "cancelled" else WITHHELD,
+        withheld=None if finished else WITHHELD_CANCELLED if cancelled else WITHHELD,
         rounds=[_round(r, by_round.get(r["idx"], []), finished) for r in found.rounds],
         latency_s=sum(a.latency_s for a in answers),
         prompt_tokens=sum(a.prompt_tokens for a in answers),

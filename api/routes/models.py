@@ -14,8 +14,9 @@ from api.errors import ApiError, not_found
 from api.schemas.common import error_responses
 from api.schemas.models import NAME, ModelCreate, ModelList, ModelOut, ModelUpdate
 from arena.players.key_env import KeyEnvRefused
-from arena.players.registry import ModelKind, spec_kind
+from arena.players.registry import spec_kind
 from arena.store import models as store
+from arena.vocabulary import ModelKind
 
 router = APIRouter(prefix="/models", tags=["models"])
 
@@ -29,7 +30,7 @@ def model_out(row: store.ModelRecord) -> ModelOut:
     spec = row.spec
     return ModelOut(
         name=row.name,
-        kind=row.kind.value,
+        kind=row.kind,
         base_url=spec.get("base_url"),
         model=spec.get("model"),
         has_api_key=row.has_api_key,

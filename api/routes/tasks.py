@@ -29,13 +29,14 @@ from api.schemas.tasks import (
     Validity,
 )
 from api.schemas.tournaments import TaskSelection
-from arena.queues import Queue, TaskName, enqueue
+from arena.queues import enqueue
 from arena.store import refusals as refusals_store
 from arena.store import tasks as store
 from arena.tasks.importer import import_checked
 from arena.tasks.refusals import refusals_from
 from arena.tasks.report import LibraryTask, corpus_report, csv_text
 from arena.tasks.schema import Language
+from arena.vocabulary import Queue, TaskName
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 MAX_UPLOAD = 64 * 1024 * 1024

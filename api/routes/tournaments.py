@@ -36,7 +36,7 @@ from api.schemas.tournaments import (
     TournamentSettings,
 )
 from arena.faults import models_at_fault
-from arena.queues import Queue, TaskName, enqueue
+from arena.queues import enqueue
 from arena.ratings.adaptive_state import standing
 from arena.store import tasks as task_store
 from arena.store.adaptive import CannotAdd, NotAdaptive, add_model, load_book
@@ -46,6 +46,7 @@ from arena.store.pool import Pool
 from arena.store.tournaments import UnknownTournament, cancel_tournament, create_tournament
 from arena.tasks.demo import demo_tasks
 from arena.tasks.schema import Task
+from arena.vocabulary import Queue, TaskName, TournamentStatus
 
 router = APIRouter(prefix="/tournaments", tags=["tournaments"])
 IdPath = Annotated[int, Path(ge=1, le=2**62, description="the tournament's id")]
@@ -320,7 +321,7 @@ async def events(
                 if shown != last:
                     yield ServerSentEvent(data=shown, event="progress")
                     last = shown
-                if current.status != "running" and not current.progress.running:
+                if current.status != TournamentStatus.RUNNING and not current.progress.running:
                     yield ServerSentEvent(data=shown, event="end")
                     return
                 current = await anext(updates)

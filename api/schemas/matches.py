@@ -9,8 +9,10 @@ from pydantic import BaseModel, Field
 
 from api.schemas.common import GOLD_ACCESS_HELP, GoldAccess
 from arena.faults import FaultComponent
+from arena.vocabulary import MatchStatus
 
-MatchStatus = Literal["queued", "running", "done", "failed", "skipped", "cancelled"]
+# the list's filter: plain strings, so that a refused value's 422 names the values, not members
+StatusFilter = Literal["queued", "running", "done", "failed", "skipped", "cancelled"]
 
 
 class MatchSummary(BaseModel):
@@ -21,7 +23,14 @@ class MatchSummary(BaseModel):
     kind: str
     a: str
     b: str
-    status: MatchStatus
+    status: Literal[
+        MatchStatus.QUEUED,
+        MatchStatus.RUNNING,
+        MatchStatus.DONE,
+        MatchStatus.FAILED,
+        MatchStatus.SKIPPED,
+        MatchStatus.CANCELLED,
+    ]
     score: dict[str, int] | None
     result: str | None  # the winning model, or "tie"
     reason: str | None  # why it failed or was skipped

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from arena.vocabulary import ModelKind
+
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}$"
 ENV_VAR = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 URL = r"^https?://[^\s/?#]+[^\s]*$"
@@ -84,7 +86,7 @@ class ModelUpdate(BaseModel):
 
 class ModelOut(BaseModel):
     name: str
-    kind: Literal["baseline", "openai", "replay"]
+    kind: Literal[ModelKind.BASELINE, ModelKind.OPENAI, ModelKind.REPLAY]
     base_url: str | None
     model: str | None
     has_api_key: bool

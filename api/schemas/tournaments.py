@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.schemas.tasks import Kind, Validity
 from arena.languages import Language
+from arena.vocabulary import TournamentStatus
 
 
 class TaskSelection(BaseModel):
@@ -183,7 +184,7 @@ class AdaptiveProgress(BaseModel):
 
 class TournamentOut(BaseModel):
     id: int
-    status: Literal["running", "done", "cancelled"]
+    status: Literal[TournamentStatus.RUNNING, TournamentStatus.DONE, TournamentStatus.CANCELLED]
     mode: Literal["round_robin", "adaptive"]
     adaptive: AdaptiveProgress | None
     models: list[str]

@@ -23,6 +23,7 @@ from arena.cli.options import (
     TargetWidthOption,
     TasksOption,
 )
+from arena.vocabulary import OPEN_MATCH, MatchStatus, Queue, TaskName
 
 if TYPE_CHECKING:
     from arena.ratings.board import BoardRow
@@ -76,8 +77,6 @@ def worker(
     from arena.store.migrate import migrate as apply
 
     wanted = [q.strip() for q in queues.split(",") if q.strip()]
-    from arena.queues import Queue
-
     unknown = sorted(set(wanted) - {q.value for q in Queue})
     if unknown or not wanted:
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
@@ -210,7 +209,7 @@ def submit(
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
     pool = _pool()
     tournament_id = create_tournament(pool, stored, found, tasks, adaptive=adaptive)
-    from arena.queues import Queue, TaskName, celery_app
+    from arena.queues import celery_app
 
     app = celery_app(_settings())  # the workers' configuration: a publish waits for the broker
     app.send_task(TaskName.SCHEDULE.value, args=(tournament_id,), queue=Queue.CONTROL.value)
@@ -269,12 +268,13 @@ def status(
     )
 
     def counts(p: Any) -> str:
-        return ", ".join(f"{p.counts[s]} {s}" for s in ("done", "running", "failed", "queued"))
+        named = (MatchStatus.DONE, MatchStatus.RUNNING, MatchStatus.FAILED, MatchStatus.QUEUED)
+        return ", ".join(f"{p.counts[s]} {s}" for s in named)
 
     with Progress(*columns, console=stderr) as bar:
         shown = bar.add_task("", total=progress.total, id=tournament_id, counts=counts(progress))
         while True:
-            ended = sum(progress.counts[s] for s in ("done", "failed", "skipped", "cancelled"))
+            ended = sum(progress.counts[s] for s in MatchStatus if s not in OPEN_MATCH)
             bar.update(shown, completed=ended, counts=counts(progress))
             if progress.finished or not follow:
                 break

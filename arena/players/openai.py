@@ -34,6 +34,7 @@ from arena.players.base import (
 from arena.prompting import render_prompt
 from arena.scrub import KnownSecrets
 from arena.settings import DEFAULT_MAX_ANSWER_BYTES
+from arena.vocabulary import ModelKind
 
 _RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 _ERROR_BODY_BYTES = 4096  # of a refusal (4xx, 5xx) only this much is read, for its message
@@ -62,7 +63,7 @@ class OpenAIModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    kind: str = "openai"
+    kind: str = ModelKind.OPENAI.value
     base_url: str
     model: str
     api_key_env: str | None = None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +23,7 @@ from arena.players.replay import ReplayPlayer
 from arena.scrub import KnownSecrets
 from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 from arena.tasks.schema import describe_validation_error
-
-
-class ModelKind(StrEnum):
-    """What plays under a model's name: an OpenAI-compatible endpoint, recorded answers, or
-    one of the baselines (stored as a spec of its kind only)."""
-
-    OPENAI = "openai"
-    REPLAY = "replay"
-    BASELINE = "baseline"
+from arena.vocabulary import ModelKind
 
 
 class ModelsFileError(ValueError):
@@ -43,7 +34,7 @@ class ReplayModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    kind: str = "replay"
+    kind: str = ModelKind.REPLAY.value
     path: Path
 
 

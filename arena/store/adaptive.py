@@ -22,6 +22,7 @@ from arena.ratings.pairing import Scheduled
 from arena.ratings.records import MatchResult, MatchWinner
 from arena.ratings.stopping import Budget, Goal, MatchCost
 from arena.store.pool import Pool
+from arena.vocabulary import OPEN_MATCH, MatchStatus, TournamentStatus
 
 DEFAULT_IN_FLIGHT = 4
 
@@ -87,12 +88,12 @@ def _book(conn: Connection[DictRow], row: DictRow) -> Book:
     invalid: set[str] = set()
     for m in conn.execute(_MATCHES, (row["id"],)):
         played = Scheduled(m["task"], m["a"], m["b"])
-        status = m["status"]
-        if status in ("queued", "running"):
+        status = MatchStatus(m["status"])
+        if status in OPEN_MATCH:
             flying.append(played)
-        elif status == "skipped":  # its task is invalid: it leaves the pool, costs nothing
+        elif status is MatchStatus.SKIPPED:  # its task is invalid: out of the pool, no cost
             invalid.add(m["task"])
-        elif status in ("done", "failed"):
+        elif status in (MatchStatus.DONE, MatchStatus.FAILED):
             costs.append(
                 MatchCost(
                     m["a"],
@@ -103,7 +104,7 @@ def _book(conn: Connection[DictRow], row: DictRow) -> Book:
                     {k: (int(t), float(p)) for k, (t, p) in (m["own"] or {}).items()},
                 )
             )
-            if status == "failed":
+            if status is MatchStatus.FAILED:
                 failed.append(played)
             else:
                 result = m["result"]
@@ -173,7 +174,7 @@ def schedule_pass(pool: Pool, tournament_id: int, decide: Callable[[Book, int], 
         row = conn.execute(
             _ROW + " WHERE id = %s AND mode = 'adaptive' FOR UPDATE", (tournament_id,)
         ).fetchone()
-        if row is None or row["status"] != "running":
+        if row is None or row["status"] != TournamentStatus.RUNNING:
             return Pass((), None)
         book = _book(conn, row)
         decision = decide(book, AdaptiveConfig.from_json(row["adaptive"]).in_flight)
@@ -228,7 +229,7 @@ def add_model(
             raise LookupError(f"no tournament {tournament_id}")
         if row["mode"] != "adaptive":
             raise NotAdaptive(f"tournament {tournament_id} is a round robin: its pairs are fixed")
-        if row["status"] == "cancelled":
+        if row["status"] == TournamentStatus.CANCELLED:
             raise CannotAdd(f"tournament {tournament_id} was cancelled")
         if name in row["models"]:
             raise CannotAdd(f"{name} already plays in tournament {tournament_id}")

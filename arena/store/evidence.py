@@ -11,6 +11,7 @@ from psycopg.rows import DictRow
 from arena.faults import FaultComponent
 from arena.store.pool import Pool
 from arena.store.tournaments import MATCH_STATUSES
+from arena.vocabulary import MatchStatus
 
 
 def _counts(rows: list[DictRow]) -> dict[int, dict[str, int]]:
@@ -174,7 +175,7 @@ class MatchFilter:
     task: str | None = None  # instance id
     language: str | None = None
     result: str | None = None  # a model's name (it won) or "tie"
-    status: str | None = None
+    status: MatchStatus | None = None
 
     def where(self) -> tuple[str, dict[str, Any]]:
         clauses = ["TRUE"]
@@ -199,7 +200,7 @@ class MatchFilter:
             "task": self.task,
             "language": self.language,
             "result": self.result,
-            "status": self.status,
+            "status": None if self.status is None else self.status.value,
         }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from psycopg import sql
 
 from arena.store.pool import Pool
-from arena.store.statuses import MatchStatus, TournamentStatus
+from arena.vocabulary import MatchStatus, TournamentStatus
 
 MATCH_STATUSES = tuple(s.value for s in MatchStatus)
 TOURNAMENT_STATUSES = tuple(s.value for s in TournamentStatus)

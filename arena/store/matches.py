@@ -11,8 +11,8 @@ from arena.faults import Fault
 from arena.match import RoundRecord
 from arena.players.base import Answer, Role
 from arena.store.pool import Pool
-from arena.store.statuses import MatchStatus
 from arena.tasks.schema import Task, Validation
+from arena.vocabulary import MatchStatus
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def store_round(pool: Pool, match_id: int, idx: int, record: RoundRecord) -> Non
 def end_match(
     pool: Pool,
     match_id: int,
-    status: str,
+    status: MatchStatus,
     reason: str | None = None,
     score: dict[str, int] | None = None,
     result: str | None = None,
@@ -164,14 +164,14 @@ def end_match(
 ) -> bool:
     """Done, failed (with who was at fault) or skipped: only the first ending counts. True when
     this one did."""
-    if fault is not None and status != "failed":
+    if fault is not None and status != MatchStatus.FAILED:
         raise ValueError(f"a {status} match has no fault")
     with pool.connection() as conn:
         ended = conn.execute(
             "UPDATE matches SET status = %s, reason = %s, score = %s, result = %s, fault = %s,"
             " at_fault = %s, finished_at = now() WHERE id = %s AND status IN ('queued', 'running')",
             (
-                status,
+                status.value,
                 reason,
                 None if score is None else Jsonb(score),
                 result,

@@ -12,8 +12,9 @@ from psycopg.rows import DictRow
 from psycopg.types.json import Jsonb
 
 from arena.players.baselines import BASELINES
-from arena.players.registry import ModelKind, spec_kind
+from arena.players.registry import spec_kind
 from arena.store.pool import Pool
+from arena.vocabulary import ModelKind
 
 # columns a caller may set beside the spec (names as stored)
 META_COLUMNS = (

@@ -10,11 +10,10 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from arena.store.pool import Pool
-from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tasks.schema import Task
+from arena.vocabulary import MatchStatus, TournamentStatus
 
 MATCH_STATUSES = tuple(s.value for s in MatchStatus)  # every count keyed by each
-UNFINISHED = ("queued", "running")
 
 
 def create_tournament(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 from fastapi.testclient import TestClient
 
 from api.schema_file import SCHEMA_FILE, render, served_schema
+from api.schemas.matches import StatusFilter
+from arena.vocabulary import MatchStatus
 from ci_runner import CISettings
 from tests.api.conftest import ADMIN, demo_jsonl
 
@@ -92,3 +95,8 @@ def test_the_committed_openapi_file_is_what_the_app_serves(client: TestClient) -
     served = client.get("/api/openapi.json").json()
     assert render(served) == render(served_schema())
     assert SCHEMA_FILE.read_text() == render(served), "run: python -m api.schema_file"
+
+
+def test_the_match_list_filters_by_exactly_the_match_statuses() -> None:
+    """The filter's values are plain strings (a refusal names them): the store's, no other."""
+    assert list(get_args(StatusFilter)) == [s.value for s in MatchStatus]

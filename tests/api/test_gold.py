@@ -24,6 +24,7 @@ from arena.store.pool import Pool, open_pool
 from arena.store.tasks import upsert_tasks
 from arena.store.tournaments import cancel_tournament, create_tournament
 from arena.tasks.schema import Task
+from arena.vocabulary import MatchStatus
 from ci_runner import CISettings
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.types import CIResult, CIStatus, StepResult
@@ -190,7 +191,7 @@ def test_a_match_shows_the_gold_and_what_carries_it_only_once_it_has_finished(
 
     store_answer(pool, match, 1, Role.SUBMITTER, "null", nothing)
     store_round(pool, match, 1, _round("null", "oracle", nothing, oracle_tests))
-    assert end_match(pool, match, "done", score={"oracle": 2, "null": 0}, result="oracle")
+    assert end_match(pool, match, MatchStatus.DONE, score={"oracle": 2, "null": 0}, result="oracle")
 
     done = evidence()
     detail = done["task_detail"]
@@ -207,9 +208,9 @@ def test_a_match_shows_the_gold_and_what_carries_it_only_once_it_has_finished(
     assert FIX in rounds[0]["runs"]["patch_with_gold_tests"]["steps"][0]["log"]
 
 
-@pytest.mark.parametrize("ending", ["failed", "skipped"])
+@pytest.mark.parametrize("ending", [MatchStatus.FAILED, MatchStatus.SKIPPED])
 def test_a_failed_or_skipped_match_has_finished_and_shows_the_gold(
-    client: TestClient, pool: Pool, ending: str
+    client: TestClient, pool: Pool, ending: MatchStatus
 ) -> None:
     _, match = _matches(pool, f"py-gold-{ending}", "oracle", "null")
     mark_running(pool, match)

@@ -27,6 +27,7 @@ from arena.store.models import list_models
 from arena.store.pool import Pool, open_pool
 from arena.store.tournaments import create_tournament
 from arena.tasks.schema import Task
+from arena.vocabulary import MatchStatus
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.types import CIResult, CIStatus
 from tests.api.conftest import ADMIN
@@ -111,7 +112,7 @@ def _play(pool: Pool, tournament: int, task: str, a: str, b: str, rounds: list[P
         if record.winner_model is not None:
             wins[record.winner_model] += 1
     result = "tie" if wins[a] == wins[b] else max(wins, key=lambda m: wins[m])
-    end_match(pool, match_id, "done", score=wins, result=result)
+    end_match(pool, match_id, MatchStatus.DONE, score=wins, result=result)
 
 
 TASKS = [  # opened before and after the cutoff of m-old (2025-06-30) and m-new (2026-01-31)

@@ -19,6 +19,7 @@ from arena.store.matches import end_match, mark_running, store_answer, store_rou
 from arena.store.pool import Pool
 from arena.store.tournaments import create_tournament
 from arena.tasks.schema import Task
+from arena.vocabulary import MatchStatus
 from ci_runner import CIResult
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.types import CIStatus
@@ -87,7 +88,7 @@ def _play(pool: Pool, match_id: int, a: str, b: str, winner: str) -> None:
         store_answer(pool, match_id, idx, Role.REVIEWER, rev, answer)
         store_round(pool, match_id, idx, record)
     score = {a: int(winner == a) * 2, b: int(winner == b) * 2}
-    end_match(pool, match_id, "done", score=score, result=winner)
+    end_match(pool, match_id, MatchStatus.DONE, score=score, result=winner)
 
 
 def _winner(truth: dict[str, float], a: str, b: str, rng: np.random.Generator) -> str:
