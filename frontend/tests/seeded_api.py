@@ -56,6 +56,7 @@ from arena.store.tournaments import create_tournament
 from arena.tasks.demo import demo_tasks
 from arena.tasks.refusals import Refusal
 from arena.tasks.schema import Language, LegChoice, Task, Validation
+from arena.vocabulary import MatchStatus
 from ci_runner import CIResult, CISettings
 from ci_runner.workflows import JobRef
 from tests.store.servers import postgres_server, redis_server
@@ -303,7 +304,7 @@ def seed_fault(pool: Pool, cache_dir: Path, specs: dict[str, Any]) -> None:
                                 fingerprint=task.fingerprint()))  # fmt: skip
     mark_running(pool, int(row["id"]))
     fault = Fault(FaultComponent.MODEL_ENDPOINT, FAULTY)
-    assert end_match(pool, int(row["id"]), "failed", reason=FAULT_REASON, fault=fault)
+    assert end_match(pool, int(row["id"]), MatchStatus.FAILED, reason=FAULT_REASON, fault=fault)
 
 
 def seed_adaptive(pool: Pool, cache_dir: Path, specs: dict[str, Any]) -> None:
@@ -325,7 +326,7 @@ def seed_adaptive(pool: Pool, cache_dir: Path, specs: dict[str, Any]) -> None:
         store_answer(pool, match_id, idx, Role.SUBMITTER, sub, record.patch)
         store_answer(pool, match_id, idx, Role.REVIEWER, rev, record.tests)
         store_round(pool, match_id, idx, record)
-    end_match(pool, match_id, "done", score={row["a"]: 1, row["b"]: 1}, result="tie")
+    end_match(pool, match_id, MatchStatus.DONE, score={row["a"]: 1, row["b"]: 1}, result="tie")
     ended = schedule_pass(pool, tid, lambda book, slots: decide(book, slots, tid))
     assert ended.decision is not None and ended.decision.stop is Stop.BUDGET
 
@@ -366,7 +367,7 @@ def seed(database_url: str, cache_dir: Path) -> None:
             store_answer(pool, match_id, idx, Role.SUBMITTER, sub, record.patch)
             store_answer(pool, match_id, idx, Role.REVIEWER, rev, record.tests)
             store_round(pool, match_id, idx, record)
-        end_match(pool, match_id, "done", score={"oracle": 1, "partial": 1}, result="tie")
+        end_match(pool, match_id, MatchStatus.DONE, score={"oracle": 1, "partial": 1}, result="tie")
         seed_corpus(pool, cache_dir)
         seed_legs(pool)
         seed_fault(pool, cache_dir, specs)
