@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -39,15 +40,22 @@ def _settings() -> Any:
     return ServiceSettings()
 
 
-def _pool() -> Any:
+@contextmanager
+def _pool() -> Iterator[Any]:
+    """The store's pool for one command, closed when it ends (its connections and threads go
+    with it even when the command runs inside a longer-lived process, as tests run it)."""
     import psycopg_pool
 
     from arena.store.pool import open_pool
 
     try:
-        return open_pool(_settings().database_url, max_size=2)
+        pool = open_pool(_settings().database_url, max_size=2)
     except psycopg_pool.PoolTimeout as exc:
         fail(INFRASTRUCTURE, f"cannot reach PostgreSQL at ARENA_DATABASE_URL: {exc}")
+    try:
+        yield pool
+    finally:
+        pool.close()
 
 
 @db.command("migrate")
@@ -207,12 +215,13 @@ def submit(
     found = load_tasks(tasks, ci.cache_dir, Workspaces.from_settings(ci))
     if not found:
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
-    pool = _pool()
-    tournament_id = create_tournament(pool, stored, found, tasks, adaptive=adaptive)
+    with _pool() as pool:
+        tournament_id = create_tournament(pool, stored, found, tasks, adaptive=adaptive)
     from arena.queues import celery_app
 
-    app = celery_app(_settings())  # the workers' configuration: a publish waits for the broker
-    app.send_task(TaskName.SCHEDULE.value, args=(tournament_id,), queue=Queue.CONTROL.value)
+    # the workers' configuration: a publish waits for the broker
+    with celery_app(_settings()) as app:
+        app.send_task(TaskName.SCHEDULE.value, args=(tournament_id,), queue=Queue.CONTROL.value)
     print(tournament_id)
 
 
@@ -235,10 +244,14 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="one snapshot as JSON")] = False,
 ) -> None:
     """Live progress (done, running, failed, queued), then the leaderboard from the snapshot."""
+    with _pool() as pool:
+        _show_status(pool, tournament_id, follow, as_json)
+
+
+def _show_status(pool: Any, tournament_id: int, follow: bool, as_json: bool) -> None:
     from arena.store.snapshots import latest_snapshot
     from arena.store.tournaments import UnknownTournament, tournament_progress
 
-    pool = _pool()
     try:
         progress = tournament_progress(pool, tournament_id)
     except UnknownTournament as exc:
@@ -290,8 +303,9 @@ def cancel(tournament_id: Annotated[int, typer.Argument()]) -> None:
     """Stop scheduling a tournament's remaining matches (steps already running complete)."""
     from arena.store.tournaments import UnknownTournament, cancel_tournament
 
-    try:
-        count = cancel_tournament(_pool(), tournament_id)
-    except UnknownTournament as exc:
-        fail(BAD_INPUT, str(exc))
+    with _pool() as pool:
+        try:
+            count = cancel_tournament(pool, tournament_id)
+        except UnknownTournament as exc:
+            fail(BAD_INPUT, str(exc))
     print(f"tournament {tournament_id}: {count} unfinished match(es) cancelled")

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings.bradley_terry import BASE, SCALE, BTFit, Vector, fit_log_strengths_batch
+from arena.ratings.bradley_terry import (
+    SCALE,
+    BTFit,
+    Vector,
+    anchor_points,
+    fit_log_strengths_batch,
+    local_pin,
+)
 from arena.ratings.pairs import task_pair_matrix
 from arena.ratings.results import Results
 
@@ -93,9 +100,9 @@ def _refit_part(
     sub = scores[:, part][:, :, part]
     present = (sub + np.swapaxes(sub, 1, 2)).sum(axis=2) > 0
     usable = present.sum(axis=1) >= 2
-    local_anchor = part.index(pinned[0]) if pinned is not None and pinned[0] in part else None
-    if local_anchor is not None:
-        usable &= present[:, local_anchor]
+    pin = local_pin(part, pinned)
+    if pin is not None:
+        usable &= present[:, pin[0]]
     rows = np.nonzero(usable)[0]
     if rows.size == 0:
         return
@@ -103,15 +110,7 @@ def _refit_part(
     theta = fit_log_strengths_batch(
         sub[rows], present, prior_ties, np.broadcast_to(start, present.shape)
     )
-    points = theta * SCALE
-    if local_anchor is not None and pinned is not None:
-        shift = pinned[1] - points[:, local_anchor]
-    else:
-        shift = BASE - np.sum(points * present, axis=1) / present.sum(axis=1)
-    fitted = np.where(present, points + shift[:, None], np.nan)
-    columns = np.asarray(part, dtype=np.int64)
-    block = samples[np.ix_(rows, columns)]
-    samples[np.ix_(rows, columns)] = np.where(present, fitted, block)
+    samples[np.ix_(rows, np.asarray(part, dtype=np.int64))] = anchor_points(theta, present, pin)
 
 
 Z95 = 1.959963984540054  # two-sided 95% of a normal

@@ -214,13 +214,29 @@ def separated(scores: Matrix) -> bool:
     return bool(count > 1)
 
 
-def anchor_part(theta: Vector, part: list[int], anchor: tuple[int, float] | None) -> Vector:
-    points: Vector = theta * SCALE
-    if anchor is not None and anchor[0] in part:
-        shift = anchor[1] - float(points[part.index(anchor[0])])
+def anchor_points(
+    theta: npt.NDArray[np.float64],
+    present: npt.NDArray[np.bool_],
+    pinned: tuple[int, float] | None,
+) -> npt.NDArray[np.float64]:
+    """One part's log strengths (the last axis; leading axes are a batch of refits) on the
+    rating scale: `pinned` = (index in the part, value) fixes one model, else the present
+    models average BASE. Models not `present` (they drew nothing in a resample) are NaN."""
+    points = theta * SCALE
+    if pinned is not None:
+        shift = pinned[1] - points[..., pinned[0]]
     else:
-        shift = BASE - float(points.mean())
-    return points + shift
+        shift = BASE - np.sum(points, axis=-1, where=present) / present.sum(axis=-1)
+    return np.where(present, points + np.expand_dims(shift, -1), np.nan)
+
+
+def local_pin(
+    part: list[int] | tuple[int, ...], pinned: tuple[int, float] | None
+) -> tuple[int, float] | None:
+    """`pinned` (index among all models, value) as an index within `part`, if it is there."""
+    if pinned is None or pinned[0] not in part:
+        return None
+    return list(part).index(pinned[0]), pinned[1]
 
 
 def fit_bradley_terry(
@@ -242,9 +258,9 @@ def fit_bradley_terry(
     for part in parts:
         sub = scores[np.ix_(part, part)]
         theta = fit_log_strengths(sub, prior_ties)
-        ratings[part] = anchor_part(theta, part, pinned)
-        local_anchor = part.index(pinned[0]) if pinned and pinned[0] in part else None
-        sd[part] = standard_errors(sub, theta, prior_ties, local_anchor)
+        pin = local_pin(part, pinned)
+        ratings[part] = anchor_points(theta, np.ones(len(part), dtype=bool), pin)
+        sd[part] = standard_errors(sub, theta, prior_ties, None if pin is None else pin[0])
         if separated(sub):
             bounded.extend(part)
             warnings.extend(_prior_reasons(models, part, sub, prior_ties))

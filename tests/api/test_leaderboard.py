@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +29,8 @@ from arena.vocabulary import MatchStatus
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.types import CIResult, CIStatus
 from tests.api.conftest import ADMIN
+from tests.cli import run_arena
 from workers.ratings import refresh_boards, refresh_window
-
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 @dataclass(frozen=True)
@@ -331,10 +328,7 @@ def test_the_command_line_and_the_service_show_the_same_board(
     served = client.get("/api/leaderboard", params=query).json()["rows"]
     results = tmp_path / "results.jsonl"
     results.write_text(client.get("/api/results.jsonl").text)
-    done = subprocess.run(
-        [ARENA, "ratings", "--results", str(results), "--json", "--bootstrap", "60", *flags],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = run_arena(["ratings", "--results", str(results), "--json", "--bootstrap", "60", *flags])
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
     assert [r["model"] for r in shown] == [r["model"] for r in served] and served

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ci_runner import CISettings
 from tests.ci_runner.projects import PYTHON
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
-
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def _arena(args: list[str], settings: CISettings, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ARENA_CACHE_DIR": str(settings.cache_dir), "COLUMNS": "200", **env},
-        timeout=600,
-        check=False,
-    )
+    return run_arena(args, ARENA_CACHE_DIR=str(settings.cache_dir), **env)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,9 +14,8 @@ import pytest
 
 from ci_runner import CISettings
 from ci_runner.sandbox.docker import LABEL
+from tests.cli import ARENA
 from tests.conftest import MakeRepo
-
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-ARENA = str(Path(sys.executable).parent / "arena")
+from tests.cli import run_arena
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, "ratings", *args], capture_output=True, text=True, timeout=300, check=False
-    )
+    return run_arena(["ratings", *args])
 
 
 def _results(path: Path) -> Path:

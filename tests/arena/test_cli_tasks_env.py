@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,12 +25,12 @@ from arena.tasks.sources import library_path
 from ci_runner import CISettings, Pipeline
 from ci_runner.environments import EnvironmentBuilder, EnvironmentRecord
 from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
-from tests.ci_runner.env_builds import build_settings, remove_built_images
+from tests.ci_runner.env_builds import build_settings, build_variables, remove_built_images
 from tests.ci_runner.env_projects import PYTHON_FILES, python_pipeline
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
 
 pytestmark = pytest.mark.docker
-ARENA = str(Path(sys.executable).parent / "arena")
 _SETUP_ONLY = Pipeline.model_validate(
     {
         "setup": [{"name": "deps", "run": "true"}],
@@ -43,15 +41,7 @@ _SETUP_ONLY = Pipeline.model_validate(
 
 
 def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "ARENA_CACHE_DIR": str(settings.cache_dir),
-        "ARENA_BUILD_NETWORK": settings.build_network,
-        "COLUMNS": "250",
-    }
-    if settings.build_ca_bundle is not None:
-        env["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
-    return subprocess.run([ARENA, *args], capture_output=True, text=True, env=env, check=False)
+    return run_arena(args, **build_variables(settings), COLUMNS="250")
 
 
 def _task(name: str, repo: str, commit: str, pipeline: Pipeline) -> Task:

@@ -5,28 +5,18 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from arena.tasks.refusals import read_refusals, refusals_path
 from ci_runner import CISettings
 from tests.ci_runner.projects import PYTHON
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
-
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def _arena(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ARENA_CACHE_DIR": str(cache), "COLUMNS": "200"},
-        timeout=300,
-        check=False,
-    )
+    return run_arena(args, ARENA_CACHE_DIR=str(cache))
 
 
 def test_report_shows_refused_and_imported_instances_and_exports_them(

@@ -4,28 +4,19 @@ reason, never a crash, and the good lines still import."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from arena.tasks.refusals import read_refusals, refusals_path
 from tests.ci_runner.projects import PYTHON
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
 
-ARENA = str(Path(sys.executable).parent / "arena")
 NESTED = "[" * 100_000  # Python's JSON reader recurses once a level
 
 
 def _arena(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ARENA_CACHE_DIR": str(cache), "COLUMNS": "200"},
-        timeout=300,
-        check=False,
-    )
+    return run_arena(args, ARENA_CACHE_DIR=str(cache))
 
 
 def _good(make_repo: MakeRepo, instance_id: str = "ok-1") -> dict[str, object]:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -29,12 +27,12 @@ from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.scripted_server import Reply, scripted_server
+from tests.cli import run_arena
 
 # read from each task.toml: collection commits no repo (in parallel runs, nor to a shared path)
 DEMO_IDS = sorted(
     tomllib.loads((s.directory / "task.toml").read_text())["instance_id"] for s in demo_sources()
 )
-ARENA_BIN = str(Path(sys.executable).parent / "arena")
 
 
 @pytest.fixture(scope="session")
@@ -204,10 +202,7 @@ def test_a_model_answering_real_edits_is_judged_like_any_other(
 
 
 def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ARENA_CACHE_DIR": str(settings.cache_dir), "COLUMNS": "200"}
-    return subprocess.run(
-        [ARENA_BIN, *args], capture_output=True, text=True, env=env, timeout=1800, check=False
-    )
+    return run_arena(args, ARENA_CACHE_DIR=str(settings.cache_dir))
 
 
 def test_play_prints_the_documented_json(ci_settings: CISettings, images: dict[str, str]) -> None:

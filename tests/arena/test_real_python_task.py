@@ -6,18 +6,17 @@ offline, and the oracle beats null."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import docker
 import pytest
 
-from tests.ci_runner.env_builds import build_settings, remove_built_images
+from ci_runner import CISettings
+from tests.ci_runner.env_builds import build_settings, build_variables, remove_built_images
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
 
-ARENA = str(Path(sys.executable).parent / "arena")
 W = ".github/workflows/ci.yml"
 
 WORKFLOW = """
@@ -93,10 +92,8 @@ TEST_PATCH = (
 )
 
 
-def _arena(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args], capture_output=True, text=True, env=env, timeout=1800, check=False
-    )
+def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
+    return run_arena(args, **build_variables(settings), COLUMNS="250")
 
 
 @pytest.mark.usefixtures("no_containers_left")
@@ -127,16 +124,8 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
     source = tmp_path / "python_filtered_instance_list.jsonl"
     source.write_text(json.dumps(line) + "\n")
     settings = build_settings(tmp_path / "cache")
-    env = {
-        **os.environ,
-        "ARENA_CACHE_DIR": str(settings.cache_dir),
-        "ARENA_BUILD_NETWORK": settings.build_network,
-        "COLUMNS": "250",
-    }
-    if settings.build_ca_bundle is not None:
-        env["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
     try:
-        imported = _arena(["tasks", "import", str(source)], env)
+        imported = _arena(["tasks", "import", str(source)], settings)
         assert imported.returncode == 0, imported.stdout + imported.stderr
         assert "imported 1 task(s) (1 gold-judged)" in imported.stdout, imported.stdout
 
@@ -156,11 +145,11 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         assert "step 'Windows only' skipped: its if: (runner.os == 'Windows') is false" in notes
         assert "leg 'windows-latest (3.12)'" in notes and "runs on windows-latest" in notes
 
-        built = _arena(["tasks", "build-env", "--tasks", "imported"], env)
+        built = _arena(["tasks", "build-env", "--tasks", "imported"], settings)
         assert built.returncode == 0, built.stdout + built.stderr
         assert "arena/env-python:" in built.stdout, built.stdout
 
-        validated = _arena(["tasks", "validate", "--tasks", "imported", "--json"], env)
+        validated = _arena(["tasks", "validate", "--tasks", "imported", "--json"], settings)
         assert validated.returncode == 0, validated.stdout + validated.stderr
         (verdict,) = json.loads(validated.stdout)
         assert verdict["valid"], verdict
@@ -180,7 +169,7 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
                 "imported",
                 "--json",
             ],
-            env,
+            settings,
         )
         assert played.returncode == 0, played.stdout + played.stderr
         match = json.loads(played.stdout)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,10 +14,10 @@ from ci_runner import CISettings
 from ci_runner.workflows import ANY_JOB, JobRef
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
 from tests.shared_data import shared_data
 
-ARENA = str(Path(sys.executable).parent / "arena")
 SAMPLE = shared_data() / "swingarena-sample"
 W = ".github/workflows/"
 
@@ -131,14 +129,7 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
 
 
 def _arena(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ARENA_CACHE_DIR": str(cache), "COLUMNS": "200"},
-        timeout=600,
-        check=False,
-    )
+    return run_arena(args, ARENA_CACHE_DIR=str(cache))
 
 
 def test_every_sample_file_imports_unmodified_with_no_check(tmp_path: Path) -> None:

@@ -4,9 +4,7 @@ count, the validation's reason), never imported into a silently wrong environmen
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +14,9 @@ from arena.tasks.schema import Language
 from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
+from tests.cli import run_arena
 from tests.conftest import MakeRepo
 
-ARENA = str(Path(sys.executable).parent / "arena")
 W = ".github/workflows/tests.yml"
 
 CONDA_WORKFLOW = """
@@ -84,12 +82,9 @@ def test_a_conda_task_imported_unchecked_is_invalid_with_its_reason(
     repo, commit = make_repo({**PYTHON.files, W: CONDA_WORKFLOW})
     source = tmp_path / "python_filtered_instance_list.jsonl"
     source.write_text(_line(repo, commit, "conda-2") + "\n")
-    env = {**os.environ, "ARENA_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "250"}
 
     def arena(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [ARENA, *args], capture_output=True, text=True, env=env, timeout=600, check=False
-        )
+        return run_arena(args, ARENA_CACHE_DIR=str(tmp_path / "cache"), COLUMNS="250")
 
     imported = arena("tasks", "import", "--no-check", str(source))
     assert imported.returncode == 0 and "imported 1 task(s)" in imported.stdout, imported.stderr

@@ -31,6 +31,17 @@ def build_settings(cache_dir: Path) -> CISettings:
     return settings.model_copy(update=updates)
 
 
+def build_variables(settings: CISettings) -> dict[str, str]:
+    """The variables that give an `arena` command these build settings."""
+    variables = {
+        "ARENA_CACHE_DIR": str(settings.cache_dir),
+        "ARENA_BUILD_NETWORK": settings.build_network,
+    }
+    if settings.build_ca_bundle is not None:
+        variables["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
+    return variables
+
+
 def remove_built_images(client: docker.DockerClient, settings: CISettings) -> list[str]:
     """Remove the environment images built with `settings` (their build records name them)."""
     removed = []

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import docker
@@ -31,7 +29,7 @@ from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workflows.commands import without_foreign
 from ci_runner.workspace import Workspaces
-from tests.ci_runner.env_builds import HOST_CA
+from tests.ci_runner.env_builds import HOST_CA, build_variables
 from tests.ci_runner.env_projects import (
     CPP_FILES,
     CPP_PIPELINE,
@@ -44,9 +42,8 @@ from tests.ci_runner.env_projects import (
     rust_files,
     rust_patch,
 )
+from tests.cli import run_arena
 from tests.conftest import ContainerCreations, MakeRepo
-
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 @pytest.fixture(scope="module")
@@ -349,15 +346,7 @@ def test_taskci_runs_a_task_with_setup_steps_in_its_environment(
 
 
 def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "ARENA_CACHE_DIR": str(settings.cache_dir),
-        "ARENA_BUILD_NETWORK": settings.build_network,
-        "COLUMNS": "250",
-    }
-    if settings.build_ca_bundle is not None:
-        env["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
-    return subprocess.run([ARENA, *args], capture_output=True, text=True, env=env, check=False)
+    return run_arena(args, **build_variables(settings), COLUMNS="250")
 
 
 def test_build_env_and_list_show_each_tasks_environment(

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,9 +15,9 @@ import pytest
 
 from arena.tasks.demo import demo_tasks
 from ci_runner import CISettings
+from tests.cli import ARENA, run_arena
 from tests.store.servers import Redis, redis_server
 
-ARENA = str(Path(sys.executable).parent / "arena")
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,12 +42,6 @@ def service_env(database_url: str, broker: Redis, ci_settings: CISettings) -> di
         "ARENA_RATINGS_DEBOUNCE_S": "1",
         "ARENA_RATINGS_BOOTSTRAP": "50",
     }
-
-
-def arena(
-    args: list[str], env: dict[str, str], timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], env=env, capture_output=True, text=True, timeout=timeout)
 
 
 class Workers:
@@ -88,7 +81,7 @@ class Workers:
         for proc in self.procs:
             self.kill(proc)
         if sweep:
-            arena(["ci", "sweep"], self.env)  # sandboxes of killed workers
+            run_arena(["ci", "sweep"], self.env)  # sandboxes of killed workers
 
 
 @pytest.fixture
@@ -110,7 +103,7 @@ def wait_for_status(
 ) -> dict:  # type: ignore[type-arg]
     deadline = time.monotonic() + timeout
     while True:
-        done = arena(["status", str(tournament_id), "--json"], env)
+        done = run_arena(["status", str(tournament_id), "--json"], env)
         assert done.returncode == 0, done.stderr
         state = json.loads(done.stdout)
         if state["status"] in ("done", "cancelled") and not state["matches"]["running"]:

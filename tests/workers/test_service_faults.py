@@ -14,8 +14,9 @@ import yaml
 
 from ci_runner import CISettings
 from tests.arena.scripted_server import Reply, scripted_server
+from tests.cli import run_arena
 from tests.store.servers import Postgres, Redis
-from tests.workers.conftest import Workers, arena, tasks_file, wait_for_status
+from tests.workers.conftest import Workers, tasks_file, wait_for_status
 
 pytestmark = pytest.mark.docker
 TASKS = ["demo__py-ledger-split", "demo__py-textkit-slug"]
@@ -62,7 +63,7 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
     answer = Reply(content=HALF_FIX)
     with scripted_server([], default=answer) as quick:
         results = tmp_path / "results.jsonl"
-        alone = arena(
+        alone = run_arena(
             [
                 "tournament",
                 "--tasks",
@@ -87,11 +88,11 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
 
     slow = Reply(content=answer.content, delay_s=3.0)  # one at a time: ~30 s of calls
     with scripted_server([], default=slow) as server:
-        assert arena(["db", "migrate"], service_env).returncode == 0
+        assert run_arena(["db", "migrate"], service_env).returncode == 0
         # random kills hit one step several times: more attempts than a poison step gets
         workers.env = {**service_env, "ARENA_STEP_ATTEMPTS": "12"}
         running = [workers.start(concurrency=3) for _ in range(2)]
-        submitted = arena(
+        submitted = run_arena(
             [
                 "submit",
                 "--tasks",
@@ -146,13 +147,11 @@ def test_a_step_that_always_kills_its_worker_fails_its_match_and_the_rest_comple
 ) -> None:
     spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS[:1]))
     poisoned = [sys.executable, "-m", "tests.workers.poison"]
-    assert arena(["db", "migrate"], service_env).returncode == 0
+    assert run_arena(["db", "migrate"], service_env).returncode == 0
     env = {**service_env, "ARENA_STEP_ATTEMPTS": "2"}
     workers.env = env
     running = [workers.start(args=[*poisoned, "worker", "--concurrency", "2"]) for _ in range(2)]
-    submitted = arena(
-        ["submit", "--tasks", spec, "--models", "oracle,poison,null"], env, timeout=120
-    )
+    submitted = run_arena(["submit", "--tasks", spec, "--models", "oracle,poison,null"], env)
     assert submitted.returncode != 0  # the plain CLI does not know the poison model
     import subprocess
 
@@ -202,10 +201,10 @@ def test_a_restarted_broker_or_database_loses_nothing(
     spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS))
     slow = Reply(content="I do not know how to fix this.", delay_s=2.0)
     with scripted_server([], default=slow) as model:
-        assert arena(["db", "migrate"], service_env).returncode == 0
+        assert run_arena(["db", "migrate"], service_env).returncode == 0
         workers.start(concurrency=3)
         workers.start(concurrency=3)
-        submitted = arena(
+        submitted = run_arena(
             [
                 "submit",
                 "--tasks",

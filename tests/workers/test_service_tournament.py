@@ -12,7 +12,8 @@ import yaml
 
 from ci_runner import CISettings
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.workers.conftest import Workers, arena, tasks_file, wait_for_status
+from tests.cli import run_arena
+from tests.workers.conftest import Workers, tasks_file, wait_for_status
 
 pytestmark = pytest.mark.docker
 TASKS = ["demo__py-ledger-split", "demo__py-textkit-slug"]
@@ -28,7 +29,7 @@ def test_the_service_plays_the_same_tournament_as_one_process(
     spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir, TASKS))
     models = "oracle,partial,null"
     results = tmp_path / "results.jsonl"
-    alone = arena(
+    alone = run_arena(
         ["tournament", "--tasks", spec, "--models", models, "--results", str(results), "--json"],
         service_env,
         timeout=600,
@@ -39,10 +40,10 @@ def test_the_service_plays_the_same_tournament_as_one_process(
         for r in map(json.loads, results.read_text().splitlines())
     )
 
-    assert arena(["db", "migrate"], service_env).returncode == 0
+    assert run_arena(["db", "migrate"], service_env).returncode == 0
     workers.start("control,llm", 4)
     workers.start("ci", 2)
-    submitted = arena(["submit", "--tasks", spec, "--models", models], service_env)
+    submitted = run_arena(["submit", "--tasks", spec, "--models", models], service_env)
     assert submitted.returncode == 0, submitted.stderr
     tournament_id = int(submitted.stdout.strip())
     state = wait_for_status(service_env, tournament_id, timeout=600)
@@ -77,7 +78,7 @@ def test_the_service_plays_the_same_tournament_as_one_process(
         v.rsplit("|", 1)[0] for _, v in plain
     ]
     assert prepared == [(1,)] * len(TASKS)  # validated once per task, though 3 matches waited
-    shown = arena(["status", str(tournament_id)], service_env)
+    shown = run_arena(["status", str(tournament_id)], service_env)
     assert shown.returncode == 0 and f"leaderboard after {len(expected)} matches" in shown.stdout
     assert all(model in shown.stdout for model in models.split(","))
     standings = {row["model"]: row for row in json.loads(alone.stdout)["standings"]}
@@ -110,9 +111,9 @@ def test_cancel_stops_scheduling_the_remaining_matches(
                 }
             )
         )
-        assert arena(["db", "migrate"], service_env).returncode == 0
+        assert run_arena(["db", "migrate"], service_env).returncode == 0
         workers.start(concurrency=2)
-        submitted = arena(
+        submitted = run_arena(
             [
                 "submit",
                 "--tasks",
@@ -127,13 +128,13 @@ def test_cancel_stops_scheduling_the_remaining_matches(
         assert submitted.returncode == 0, submitted.stderr
         tournament_id = int(submitted.stdout)
         while (
-            json.loads(arena(["status", submitted.stdout.strip(), "--json"], service_env).stdout)[
-                "matches"
-            ]["done"]
+            json.loads(
+                run_arena(["status", submitted.stdout.strip(), "--json"], service_env).stdout
+            )["matches"]["done"]
             == 0
         ):
             time.sleep(0.5)
-        cancelled = arena(["cancel", str(tournament_id)], service_env)
+        cancelled = run_arena(["cancel", str(tournament_id)], service_env)
         assert cancelled.returncode == 0, cancelled.stderr
         count = int(cancelled.stdout.split(": ")[1].split()[0])
         state = wait_for_status(service_env, tournament_id, timeout=60)
@@ -151,4 +152,4 @@ def test_cancel_stops_scheduling_the_remaining_matches(
             " WHERE m.status = 'cancelled' AND r.finished_at > m.finished_at + interval '10 seconds'"
         ).fetchone()
     assert sorted(statuses) == [("cancelled",), ("done",)] and judged_late == (0,)
-    assert arena(["cancel", "999"], service_env).returncode == 2
+    assert run_arena(["cancel", "999"], service_env).returncode == 2

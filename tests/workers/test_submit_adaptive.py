@@ -8,7 +8,8 @@ from pathlib import Path
 import psycopg
 
 from ci_runner import CISettings
-from tests.workers.conftest import arena, tasks_file
+from tests.cli import run_arena
+from tests.workers.conftest import tasks_file
 
 
 def test_submit_records_an_adaptive_tournament_and_refuses_budgets_without_it(
@@ -16,12 +17,12 @@ def test_submit_records_an_adaptive_tournament_and_refuses_budgets_without_it(
 ) -> None:
     spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir,
                           ["demo__py-textkit-slug", "demo__go-lru-recency"]))  # fmt: skip
-    assert arena(["db", "migrate"], service_env).returncode == 0
-    refused = arena(["submit", "--tasks", spec, "--models", "oracle,null", "--max-matches", "3"],
+    assert run_arena(["db", "migrate"], service_env).returncode == 0
+    refused = run_arena(["submit", "--tasks", spec, "--models", "oracle,null", "--max-matches", "3"],
                     service_env)  # fmt: skip
     assert refused.returncode == 2
     assert "--target-width and the --max-* budgets need --mode adaptive" in refused.stderr
-    submitted = arena(
+    submitted = run_arena(
         ["submit", "--tasks", spec, "--models", "oracle,null,partial", "--mode", "adaptive",
          "--target-width", "80", "--max-matches", "5", "--max-ci-hours", "0.5",
          "--max-model-tokens", "9000", "--in-flight", "2"],

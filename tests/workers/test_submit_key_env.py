@@ -10,7 +10,8 @@ import psycopg
 import yaml
 
 from ci_runner import CISettings
-from tests.workers.conftest import arena, tasks_file
+from tests.cli import run_arena
+from tests.workers.conftest import tasks_file
 
 
 def test_submit_refuses_a_models_file_naming_a_service_secret_as_a_key(
@@ -18,14 +19,14 @@ def test_submit_refuses_a_models_file_naming_a_service_secret_as_a_key(
 ) -> None:
     spec = str(tasks_file(tmp_path / "tasks.jsonl", ci_settings.cache_dir,
                           ["demo__py-textkit-slug"]))  # fmt: skip
-    assert arena(["db", "migrate"], service_env).returncode == 0
+    assert run_arena(["db", "migrate"], service_env).returncode == 0
     for variable, allowed in (("ARENA_SECRET_KEY", False), ("ARENA_MODEL_KEY_M1", True)):
         models_file = tmp_path / "m.yaml"
         models_file.write_text(yaml.safe_dump({"models": [
             {"name": "m1", "base_url": "http://127.0.0.1:9/v1", "model": "x",
              "api_key_env": variable}]}))  # fmt: skip
         env = {**service_env, "ARENA_SECRET_KEY": "the-secret-key-of-the-service"}
-        submitted = arena(["submit", "--tasks", spec, "--models", "m1,oracle",
+        submitted = run_arena(["submit", "--tasks", spec, "--models", "m1,oracle",
                            "--models-file", str(models_file)], env)  # fmt: skip
         if allowed:
             assert submitted.returncode == 0, submitted.stderr
