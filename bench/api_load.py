@@ -298,7 +298,7 @@ def main() -> None:
         return
 
     from arena.store.migrate import migrate
-    from tests.store.servers import free_port, postgres_server
+    from tests.servers import free_port, postgres_server
     from tests.workers.conftest import ARENA
 
     with postgres_server() as pg, tempfile.TemporaryDirectory() as scratch:

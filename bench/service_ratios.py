@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from ci_runner.sandbox.docker import LABEL  # noqa: E402
 from tests.arena.scripted_server import Reply, scripted_server  # noqa: E402
-from tests.store.servers import postgres_server, redis_server  # noqa: E402
+from tests.servers import postgres_server, redis_server  # noqa: E402
 from tests.workers.conftest import ARENA, tasks_file  # noqa: E402
 
 PY_TASK = "demo__py-textkit-slug"

@@ -20,7 +20,7 @@ export default defineConfig({
   webServer: external
     ? undefined
     : {
-        // the repo's top is the script's import root (it imports tests.store fixtures)
+        // the repo's top is the script's import root (it imports tests/servers.py)
         command: `PYTHONPATH=. ${python} frontend/tests/seeded_api.py ${port}`,
         cwd: "..",
         url: `http://127.0.0.1:${port}/api/health`,

@@ -18,7 +18,7 @@ from ci_runner import CIRunner, CISettings
 from ci_runner.engine import connect
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox.docker import LABEL
-from tests.store.servers import Postgres, postgres_server
+from tests.servers import Postgres, postgres_server
 
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
 

@@ -5,7 +5,7 @@ The runner and the environment builder ask a provider for sandboxes and talk to 
 through the Sandbox interface (exec, files in and out, kill, close); nothing above this seam
 names Docker. A second provider (Kubernetes pods, a remote engine) implements this class,
 registers under a name in `ci_runner.providers`, and runs the conformance suite
-(tests/ci_runner/test_sandbox_conformance.py), which is parametrized over the registry.
+(tests/ci_runner/sandbox/test_sandbox_conformance.py), which is parametrized over the registry.
 """
 
 from __future__ import annotations

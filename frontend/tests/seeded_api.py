@@ -59,7 +59,7 @@ from arena.tasks.schema import Language, LegChoice, Task, Validation
 from arena.vocabulary import MatchStatus
 from ci_runner import CIResult, CISettings
 from ci_runner.workflows import JobRef
-from tests.store.servers import postgres_server, redis_server
+from tests.servers import postgres_server, redis_server
 from tests.workers.conftest import Workers
 
 ROOT = Path(__file__).resolve().parents[2]

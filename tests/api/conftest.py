@@ -13,7 +13,7 @@ from api.core.config import ApiSettings
 from api.main import create_app
 from arena.store.migrate import migrate
 from ci_runner import CISettings
-from tests.store.servers import Redis
+from tests.servers import Redis
 from tests.workers.conftest import broker, service_env, workers  # noqa: F401 (fixtures)
 
 TOKEN = "admin-token-for-tests"

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
-from tests.store.servers import free_port
+from tests.servers import free_port
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """Adaptive tournaments through the API: created with a goal and a budget, read with the
 engine's criterion, spending and stop reason, joined by a model later, and refused with a 422
 naming the field. Matches are scheduled by the workers' own pass and played by storing what
-the workers store (tests/store/test_adaptive.py), on a real PostgreSQL."""
+the workers store (tests/arena/store/test_adaptive.py), on a real PostgreSQL."""
 
 from __future__ import annotations
 

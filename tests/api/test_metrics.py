@@ -27,7 +27,7 @@ from api.metrics_figures import (
 from ci_runner import CISettings
 from tests.api.conftest import ADMIN, SECRET, demo_jsonl
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.store.servers import Redis
+from tests.servers import Redis
 from tests.workers.conftest import Workers
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

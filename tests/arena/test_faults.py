@@ -9,8 +9,8 @@ from arena.match import MatchFailure
 from arena.players.base import EndpointFault
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from ci_runner.errors import ImageError, SandboxError
+from tests.arena.players.test_openai_player import CTX
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.arena.test_openai_player import CTX
 
 
 def test_an_endpoint_that_refuses_the_configuration_is_its_models_fault() -> None:

@@ -22,7 +22,7 @@ from ci_runner import CIRunner, CISettings, TestOutcome
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
-from tests.ci_runner.test_tripwires_real import appended, rust_constructor
+from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
 
 pytestmark = pytest.mark.docker
 

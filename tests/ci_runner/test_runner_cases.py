@@ -18,7 +18,7 @@ from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFile
 from ci_runner.stops import StopCause
 from ci_runner.types import StepResult
 from ci_runner.types import TestOutcome as T
-from tests.ci_runner.test_binaries import DOCTEST_XML, _listing, _test
+from tests.ci_runner.reports.test_binaries import DOCTEST_XML, _listing, _test
 
 OUT = "/tmp/arena-cases.Xy12ab"
 CTEST_JUNIT = b"""<testsuite name="(empty)" tests="2" failures="1">

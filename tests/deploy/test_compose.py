@@ -24,7 +24,7 @@ import pytest
 
 from arena.tasks.demo import demo_tasks
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.store.servers import free_port
+from tests.servers import free_port
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]

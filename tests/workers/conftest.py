@@ -16,7 +16,7 @@ import pytest
 from arena.tasks.demo import demo_tasks
 from ci_runner import CISettings
 from tests.cli import ARENA, run_arena
-from tests.store.servers import Redis, redis_server
+from tests.servers import Redis, redis_server
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ import time
 
 import redis
 
-from tests.store.servers import Redis
+from tests.servers import Redis
 from workers.slots import ModelSlots
 
 

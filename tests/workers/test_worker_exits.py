@@ -13,7 +13,7 @@ import redis
 from kombu.exceptions import OperationalError
 
 from arena.store.settings import ServiceSettings
-from tests.store.servers import Redis
+from tests.servers import Redis
 from tests.workers.conftest import Workers
 from workers.app import make_app
 from workers.watchdog import EXIT_CONSUMER_DOWN, LoopClock, watch

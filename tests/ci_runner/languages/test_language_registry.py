@@ -21,7 +21,7 @@ from ci_runner.pipeline import ReportFormat, Step
 from ci_runner.toolchains import SUITES
 from ci_runner.workflows.reporting import report_for
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PROFILE_DIR = "ci_runner/languages/"
 
 # a test command of each language, as a workflow step would run it

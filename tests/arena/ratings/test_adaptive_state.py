@@ -19,7 +19,7 @@ from arena.ratings.stopping import (
     spent,
     stop_reason,
 )
-from tests.arena.test_pairing import _costs, _play, _winner
+from tests.arena.ratings.test_pairing import _costs, _play, _winner
 
 TRUTH = {"m0": 500.0, "m1": 900.0, "m2": 1300.0, "m3": 1700.0}
 TASKS = [f"t{i}" for i in range(60)]
