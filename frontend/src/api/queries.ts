@@ -3,14 +3,8 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { adminToken, api, ApiError, unwrap, type CorpusReport } from "./client";
 import type { paths } from "./schema";
 
-type BoardQuery = {
-  language?: "python" | "go" | "rust" | "cpp";
-  role?: "submitter" | "reviewer";
-  kind?: "gold-judged" | "ci-judged";
-  after_cutoff?: boolean;
-  created_after?: string;
-  tournament?: number;
-};
+// the leaderboard's query as the API's schema declares it (languages, roles, kinds included)
+type BoardQuery = NonNullable<paths["/api/leaderboard"]["get"]["parameters"]["query"]>;
 
 export const useLeaderboard = (query: BoardQuery, enabled = true) =>
   useQuery({

@@ -2,9 +2,26 @@
 // serves one stored board per language x kind x task-date window (and tournament), ranked by a
 // role if one is chosen.
 
-export const LANGUAGES = ["python", "go", "rust", "cpp"] as const;
-export const KINDS = ["gold-judged", "ci-judged"] as const;
-export const ROLES = ["submitter", "reviewer"] as const;
+import type { paths } from "../api/schema";
+
+type Query = NonNullable<paths["/api/leaderboard"]["get"]["parameters"]["query"]>;
+type Choices<K extends keyof Query> = NonNullable<Query[K]>;
+/** `true` only when `Listed` names every value the API's schema allows, so a language (or
+ * role, kind) added to the API fails the type check here until the menus offer it. */
+type Complete<All, Listed extends readonly All[]> = [Exclude<All, Listed[number]>] extends [never]
+  ? true
+  : false;
+
+export const LANGUAGES = ["python", "go", "rust", "cpp"] as const satisfies readonly Choices<
+  "language"
+>[];
+export const KINDS = ["gold-judged", "ci-judged"] as const satisfies readonly Choices<"kind">[];
+export const ROLES = ["submitter", "reviewer"] as const satisfies readonly Choices<"role">[];
+export const MENUS_ARE_COMPLETE: [
+  Complete<Choices<"language">, typeof LANGUAGES>,
+  Complete<Choices<"kind">, typeof KINDS>,
+  Complete<Choices<"role">, typeof ROLES>,
+] = [true, true, true];
 
 export type BoardFilters = {
   language?: (typeof LANGUAGES)[number];
