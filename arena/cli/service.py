@@ -28,20 +28,21 @@ from arena.vocabulary import OPEN_MATCH, MatchStatus, Queue, TaskName
 
 if TYPE_CHECKING:
     from arena.ratings.board import BoardRow
+    from arena.store.settings import ServiceSettings
 
 db = typer.Typer(no_args_is_help=True, help="The service's PostgreSQL store.")
 
 # psycopg, Celery and the engine are imported inside the commands that use them.
 
 
-def _settings() -> Any:
+def _settings() -> ServiceSettings:
     from arena.store.settings import ServiceSettings
 
     return ServiceSettings()
 
 
 @contextmanager
-def _pool() -> Iterator[Any]:
+def _pool(settings: ServiceSettings) -> Iterator[Any]:
     """The store's pool for one command, closed when it ends (its connections and threads go
     with it even when the command runs inside a longer-lived process, as tests run it)."""
     import psycopg_pool
@@ -49,7 +50,7 @@ def _pool() -> Iterator[Any]:
     from arena.store.pool import open_pool
 
     try:
-        pool = open_pool(_settings().database_url, max_size=2)
+        pool = open_pool(settings.database_url, max_size=2)
     except psycopg_pool.PoolTimeout as exc:
         fail(INFRASTRUCTURE, f"cannot reach PostgreSQL at ARENA_DATABASE_URL: {exc}")
     try:
@@ -88,11 +89,12 @@ def worker(
     unknown = sorted(set(wanted) - {q.value for q in Queue})
     if unknown or not wanted:
         fail(BAD_INPUT, f"--queues: unknown queue(s) {', '.join(unknown) or '(none given)'}")
-    apply(_settings().database_url)
     from arena.tasks.demo import commit_demo_repos
     from ci_runner import CISettings
 
-    commit_demo_repos(CISettings().cache_dir)
+    settings, ci = _settings(), CISettings()  # read once, for everything this worker does
+    apply(settings.database_url)
+    commit_demo_repos(ci.cache_dir)
     if Queue.CI.value in wanted:  # sandboxes of a CI worker that was killed on this host
         from docker.errors import DockerException
 
@@ -100,7 +102,7 @@ def worker(
         from ci_runner.providers import provider_for
 
         try:
-            provider_for(CISettings()).sweep()
+            provider_for(ci).sweep()
         except (DockerException, SandboxError) as exc:  # another sweep got there first
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
     from celery.utils.nodenames import host_format
@@ -109,7 +111,6 @@ def worker(
     from workers.app import app, secrets
     from workers.watchdog import watch
 
-    settings = _settings()
     # a solo pool runs each step on the event loop's thread: the loop is silent meanwhile
     watch(settings.worker_down_s + (settings.hard_time_limit_s if pool == "solo" else 0))
     # the worker itself, not app.worker_main: that one drops the worker's exit code
@@ -206,7 +207,8 @@ def submit(
     with exit_on_errors():
         specs = load_models_file(models_file) if models_file else {}
         stored = {name: stored_spec(name, specs.get(name)) for name in names}
-    rule = _settings().key_env_rule()  # workers read a key only from a variable it allows
+    settings = _settings()
+    rule = settings.key_env_rule()  # workers read a key only from a variable it allows
     for name, spec in stored.items():
         key_env = spec.get("api_key_env")
         if key_env and not rule.allows(key_env):
@@ -215,12 +217,12 @@ def submit(
     found = load_tasks(tasks, ci.cache_dir, Workspaces.from_settings(ci))
     if not found:
         fail(BAD_INPUT, f"--tasks {tasks}: no tasks")
-    with _pool() as pool:
+    with _pool(settings) as pool:
         tournament_id = create_tournament(pool, stored, found, tasks, adaptive=adaptive)
     from arena.queues import celery_app
 
     # the workers' configuration: a publish waits for the broker
-    with celery_app(_settings()) as app:
+    with celery_app(settings) as app:
         app.send_task(TaskName.SCHEDULE.value, args=(tournament_id,), queue=Queue.CONTROL.value)
     print(tournament_id)
 
@@ -244,7 +246,7 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="one snapshot as JSON")] = False,
 ) -> None:
     """Live progress (done, running, failed, queued), then the leaderboard from the snapshot."""
-    with _pool() as pool:
+    with _pool(_settings()) as pool:
         _show_status(pool, tournament_id, follow, as_json)
 
 
@@ -303,7 +305,7 @@ def cancel(tournament_id: Annotated[int, typer.Argument()]) -> None:
     """Stop scheduling a tournament's remaining matches (steps already running complete)."""
     from arena.store.tournaments import UnknownTournament, cancel_tournament
 
-    with _pool() as pool:
+    with _pool(_settings()) as pool:
         try:
             count = cancel_tournament(pool, tournament_id)
         except UnknownTournament as exc:
