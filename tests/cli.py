@@ -31,6 +31,9 @@ def run_arena(
     """
     from arena.cli import app  # the command's own modules load lazily, as in the script
 
+    if not_variables := sorted(k for k, v in extra.items() if not isinstance(v, str)):
+        raise TypeError(f"run_arena: {not_variables} are not variables (subprocess options?)")
+
     wanted = {**(os.environ if env is None else env), "COLUMNS": WIDTH, **extra}
     changes: dict[str, str | None] = {
         name: value for name, value in wanted.items() if os.environ.get(name) != value

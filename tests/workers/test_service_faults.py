@@ -77,7 +77,6 @@ def test_killing_workers_at_random_loses_nothing_and_bills_little(
                 "--json",
             ],
             service_env,
-            timeout=600,
         )
         assert alone.returncode == 0, alone.stderr
         needed = len(quick.requests)

@@ -32,7 +32,6 @@ def test_the_service_plays_the_same_tournament_as_one_process(
     alone = run_arena(
         ["tournament", "--tasks", spec, "--models", models, "--results", str(results), "--json"],
         service_env,
-        timeout=600,
     )
     assert alone.returncode == 0, alone.stderr
     expected = sorted(
