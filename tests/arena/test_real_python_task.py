@@ -6,15 +6,12 @@ offline, and the oracle beats null."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import docker
 import pytest
 
-from ci_runner import CISettings
-from tests.ci_runner.env_builds import build_settings, build_variables, remove_built_images
-from tests.cli import run_arena
+from tests.ci_runner.env_builds import build_settings, remove_built_images, run_arena_building
 from tests.conftest import MakeRepo
 
 W = ".github/workflows/ci.yml"
@@ -92,10 +89,6 @@ TEST_PATCH = (
 )
 
 
-def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
-    return run_arena(args, **build_variables(settings), COLUMNS="250")
-
-
 @pytest.mark.usefixtures("no_containers_left")
 def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
     tmp_path: Path, make_repo: MakeRepo, docker_client: docker.DockerClient
@@ -125,7 +118,7 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
     source.write_text(json.dumps(line) + "\n")
     settings = build_settings(tmp_path / "cache")
     try:
-        imported = _arena(["tasks", "import", str(source)], settings)
+        imported = run_arena_building(["tasks", "import", str(source)], settings)
         assert imported.returncode == 0, imported.stdout + imported.stderr
         assert "imported 1 task(s) (1 gold-judged)" in imported.stdout, imported.stdout
 
@@ -145,18 +138,20 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         assert "step 'Windows only' skipped: its if: (runner.os == 'Windows') is false" in notes
         assert "leg 'windows-latest (3.12)'" in notes and "runs on windows-latest" in notes
 
-        built = _arena(["tasks", "build-env", "--tasks", "imported"], settings)
+        built = run_arena_building(["tasks", "build-env", "--tasks", "imported"], settings)
         assert built.returncode == 0, built.stdout + built.stderr
         assert "arena/env-python:" in built.stdout, built.stdout
 
-        validated = _arena(["tasks", "validate", "--tasks", "imported", "--json"], settings)
+        validated = run_arena_building(
+            ["tasks", "validate", "--tasks", "imported", "--json"], settings
+        )
         assert validated.returncode == 0, validated.stdout + validated.stderr
         (verdict,) = json.loads(validated.stdout)
         assert verdict["valid"], verdict
         assert verdict["fail_to_pass"] == ["test_calc::test_add"], verdict
         assert verdict["pass_to_pass"] == ["test_calc::test_label"], verdict
 
-        played = _arena(
+        played = run_arena_building(
             [
                 "play",
                 "--task",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 from pathlib import Path
 
 import docker
@@ -16,6 +17,7 @@ import docker.errors
 
 from ci_runner import CISettings
 from ci_runner.environments import EnvironmentRecord
+from tests.cli import run_arena
 
 HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 
@@ -40,6 +42,11 @@ def build_variables(settings: CISettings) -> dict[str, str]:
     if settings.build_ca_bundle is not None:
         variables["ARENA_BUILD_CA_BUNDLE"] = str(settings.build_ca_bundle)
     return variables
+
+
+def run_arena_building(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
+    """`arena *args` with these build settings, tables wide enough for image tags."""
+    return run_arena(args, None, **build_variables(settings), COLUMNS="250")
 
 
 def remove_built_images(client: docker.DockerClient, settings: CISettings) -> list[str]:

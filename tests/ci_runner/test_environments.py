@@ -29,7 +29,7 @@ from ci_runner.images import WORKSPACE, ImageBuilder
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workflows.commands import without_foreign
 from ci_runner.workspace import Workspaces
-from tests.ci_runner.env_builds import HOST_CA, build_variables
+from tests.ci_runner.env_builds import HOST_CA, run_arena_building
 from tests.ci_runner.env_projects import (
     CPP_FILES,
     CPP_PIPELINE,
@@ -42,7 +42,6 @@ from tests.ci_runner.env_projects import (
     rust_files,
     rust_patch,
 )
-from tests.cli import run_arena
 from tests.conftest import ContainerCreations, MakeRepo
 
 
@@ -345,10 +344,6 @@ def test_taskci_runs_a_task_with_setup_steps_in_its_environment(
     assert ci.image_for(plain).startswith("arena/ci-python:")
 
 
-def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
-    return run_arena(args, **build_variables(settings), COLUMNS="250")
-
-
 def test_build_env_and_list_show_each_tasks_environment(
     environments: EnvironmentBuilder, env_settings: CISettings, make_repo: MakeRepo, tmp_path: Path
 ) -> None:
@@ -371,16 +366,16 @@ def test_build_env_and_list_show_each_tasks_environment(
             for name, pipeline in (("good-1", good), ("bad-1", bad))
         )
     )
-    before = _arena(["tasks", "list", "--tasks", str(tasks)], env_settings)
+    before = run_arena_building(["tasks", "list", "--tasks", str(tasks)], env_settings)
     assert before.returncode == 0, before.stderr
     assert before.stdout.count("not built") == 2 and "not validated" in before.stdout
 
-    built = _arena(["tasks", "build-env", "--tasks", str(tasks)], env_settings)
+    built = run_arena_building(["tasks", "build-env", "--tasks", str(tasks)], env_settings)
     assert built.returncode == 2, built.stdout + built.stderr
     tag = environments.ensure(_spec(repo, commit, "python", good))
     assert tag in built.stdout and "cannot-install-marker" in built.stdout
 
-    after = _arena(["tasks", "list", "--tasks", str(tasks)], env_settings)
+    after = run_arena_building(["tasks", "list", "--tasks", str(tasks)], env_settings)
     assert tag in after.stdout and "build failed" in after.stdout, after.stdout
 
 

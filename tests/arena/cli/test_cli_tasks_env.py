@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,9 +24,8 @@ from arena.tasks.sources import library_path
 from ci_runner import CISettings, Pipeline
 from ci_runner.environments import EnvironmentBuilder, EnvironmentRecord
 from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
-from tests.ci_runner.env_builds import build_settings, build_variables, remove_built_images
+from tests.ci_runner.env_builds import build_settings, remove_built_images, run_arena_building
 from tests.ci_runner.env_projects import PYTHON_FILES, python_pipeline
-from tests.cli import run_arena
 from tests.conftest import MakeRepo
 
 pytestmark = pytest.mark.docker
@@ -38,10 +36,6 @@ _SETUP_ONLY = Pipeline.model_validate(
         "report": {"format": "libtest", "step": "test"},
     }
 )
-
-
-def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess[str]:
-    return run_arena(args, **build_variables(settings), COLUMNS="250")
 
 
 def _task(name: str, repo: str, commit: str, pipeline: Pipeline) -> Task:
@@ -109,13 +103,13 @@ def test_gc_removes_the_images_of_tasks_gone_from_the_library_and_keeps_the_rest
         _labelled_image(docker_client, images["python"], tag)
     kept_record, gone_record = _record(settings, kept), _record(settings, gone)
 
-    dry = _arena(["tasks", "gc", "--dry-run"], settings)
+    dry = run_arena_building(["tasks", "gc", "--dry-run"], settings)
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert gone in dry.stdout and kept not in dry.stdout and elsewhere not in dry.stdout
     assert "would remove 1 environment image(s), 1 MB freed" in dry.stdout
     assert docker_client.images.get(gone) and gone_record.is_file()
 
-    done = _arena(["tasks", "gc"], settings)
+    done = run_arena_building(["tasks", "gc"], settings)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "removed 1 environment image(s), 1 MB freed" in done.stdout, done.stdout
     assert "kept 1 in use by 1 library" in done.stdout
@@ -125,7 +119,7 @@ def test_gc_removes_the_images_of_tasks_gone_from_the_library_and_keeps_the_rest
     assert docker_client.images.get(kept) and kept_record.is_file()
     assert docker_client.images.get(elsewhere)  # no record here: not ours to remove
 
-    again = _arena(["tasks", "gc"], settings)
+    again = run_arena_building(["tasks", "gc"], settings)
     assert "removed 0 environment image(s), 0 MB freed" in again.stdout
 
 
@@ -144,7 +138,9 @@ def test_build_env_with_jobs_estimates_first_then_builds_in_parallel_keeping_the
     write_jsonl(
         tasks, [_task("bad-1", repo, commit, bad), good, _task("bad-2", *_other(make_repo))]
     )
-    built = _arena(["tasks", "build-env", "--tasks", str(tasks), "--jobs", "3"], settings)
+    built = run_arena_building(
+        ["tasks", "build-env", "--tasks", str(tasks), "--jobs", "3"], settings
+    )
     assert built.returncode == 2, built.stdout + built.stderr
     assert "disk estimate (rough) for 3 build(s)" in built.stderr, built.stderr
     assert "free on the engine's disk" in built.stderr
@@ -157,7 +153,9 @@ def test_build_env_with_jobs_estimates_first_then_builds_in_parallel_keeping_the
     assert tag in built.stdout and "cannot-install-marker" in built.stdout
     assert "cannot-install-either" in built.stdout
 
-    again = _arena(["tasks", "build-env", "--tasks", str(tasks), "--jobs", "2"], settings)
+    again = run_arena_building(
+        ["tasks", "build-env", "--tasks", str(tasks), "--jobs", "2"], settings
+    )
     assert "disk estimate: nothing to build" in again.stderr  # built, or failed before
 
 
@@ -174,7 +172,9 @@ def test_library_notes_survive_a_parallel_build(
     write_jsonl(
         library_path(settings.cache_dir), [_task("old-python-1", repo, commit, _SETUP_ONLY)]
     )
-    built = _arena(["tasks", "build-env", "--tasks", "imported", "--jobs", "2"], settings)
+    built = run_arena_building(
+        ["tasks", "build-env", "--tasks", "imported", "--jobs", "2"], settings
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     (line,) = library_path(settings.cache_dir).read_text().splitlines()
     assert json.loads(line)["environment_notes"], line
