@@ -26,7 +26,7 @@ def build_ci(settings: CISettings, pool: Pool | None = None) -> TaskCI:
     in the cache directory (the command line) or, given a pool, in the store (the service).
     Both run many CI runs of the same images, so each run's sandbox is started ahead."""
     runner = CIRunner(settings, spares=True)
-    images = ImageBuilder(runner.client, settings)
+    images = ImageBuilder(runner.provider, settings)
     results: ResultCache = (
         DirectoryCache(settings.cache_dir / "ci-results") if pool is None else StoredResults(pool)
     )

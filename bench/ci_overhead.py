@@ -38,6 +38,7 @@ from ci_runner.engine import connect
 from ci_runner.images import ImageBuilder
 from ci_runner.patches import apply_diffs
 from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.workspace import Workspaces
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -132,9 +133,11 @@ def main() -> None:
     settings = CISettings(cache_dir=scratch / "cache")
     env = {**os.environ, "ARENA_CACHE_DIR": str(settings.cache_dir)}
     client = connect()
-    builder = ImageBuilder(client, settings)
-    warm_runner = CIRunner(settings, client, spares=True)  # as build_ci makes it for workers
-    fresh_runner = CIRunner(settings, client)
+    builder = ImageBuilder(DockerProvider(settings, client), settings)
+    warm_runner = CIRunner(
+        settings, DockerProvider(settings, client), spares=True
+    )  # as build_ci makes it for workers
+    fresh_runner = CIRunner(settings, DockerProvider(settings, client))
     workspaces = Workspaces.from_settings(settings)
     tasks = [with_pipeline(t, workspaces) for t in demo_tasks(settings.cache_dir / "demo-repos")]
     chosen = {t.language: t for t in reversed(tasks)}  # the first task of each language

@@ -34,7 +34,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the test projects, uninstalled
 
-import docker
 from rich.console import Console
 from rich.table import Table
 
@@ -55,6 +54,8 @@ from ci_runner.environments import (
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.images import ImageBuilder
 from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.sandbox.image_store import ImageStore
 from ci_runner.services import ServiceImages, kind_of, service_port
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.env_projects import (
@@ -193,9 +194,9 @@ def _import_real(workspaces: Workspaces) -> tuple[list[Task], list[RealOutcome]]
     return tasks, refused
 
 
-def _own_size(client: docker.DockerClient, tag: str) -> tuple[float, float] | None:
-    """The image's size and its own layers' (as `docker system df -v` counts them), in MB."""
-    for image in environment_images(client.df().get("Images") or []):
+def _own_size(store: ImageStore, tag: str) -> tuple[float, float] | None:
+    """The image's size and its own layers' (as the store counts them), in MB."""
+    for image in environment_images(store.usage().images):
         if image.tag == tag:
             return image.size_bytes / 1e6, image.own_bytes / 1e6
     return None
@@ -279,7 +280,7 @@ def measure_real(
         if outcome.toolchain_s is not None:  # the build ran: the time it took to fail
             outcome.build_s = time.perf_counter() - started
         return outcome
-    sizes = _own_size(images.client, tag)
+    sizes = _own_size(images.provider.images, tag)
     if sizes is not None:
         outcome.image_mb, outcome.own_mb = sizes
     pipeline = derived.require_pipeline()
@@ -404,9 +405,9 @@ def main() -> None:
     if settings.build_ca_bundle is None and HOST_CA.is_file():
         settings = settings.model_copy(update={"build_ca_bundle": HOST_CA})
     client = connect()
-    images = ImageBuilder(client, settings)
+    images = ImageBuilder(DockerProvider(settings, client), settings)
     environments = EnvironmentBuilder(images)
-    runner = CIRunner(settings, client)
+    runner = CIRunner(settings, DockerProvider(settings, client))
     workspaces = Workspaces.from_settings(settings)
     table = Table(title=f"environment images (median of {args.runs})")
     for column in ("measure", "baseline", "ours", "ratio", "target"):

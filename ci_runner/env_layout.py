@@ -3,7 +3,7 @@ image build (`ci_runner.environments`) and the language profiles that fill it ag
 
 from __future__ import annotations
 
-from ci_runner.images import ENV_CACHE_DIR
+from ci_runner.image_layout import ENV_CACHE_DIR
 
 ENV_ROOT = "/opt/arena"
 CACHE_DIR = ENV_CACHE_DIR  # the sandbox user's: each run writes its own bounded layer over it

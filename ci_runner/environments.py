@@ -19,27 +19,19 @@ import json
 import os
 import posixpath
 import shlex
-import shutil
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-import docker
-import docker.errors
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
 from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
+from ci_runner.image_layout import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
 from ci_runner.image_names import env_image_name
-from ci_runner.images import (
-    ENV_IMAGE_LABEL,
-    SANDBOX_HOME,
-    WORKSPACE,
-    ImageBuilder,
-)
+from ci_runner.images import ImageBuilder
 from ci_runner.languages import find_profile, profile_of
 from ci_runner.locks import file_lock
 from ci_runner.package_dates import (
@@ -51,7 +43,6 @@ from ci_runner.package_dates import (
     stop_index_command,
 )
 from ci_runner.pipeline import Pipeline, Step
-from ci_runner.providers import provider_for
 from ci_runner.runner_setup import (
     SHIM_DIR,
     install_libraries,
@@ -61,7 +52,7 @@ from ci_runner.runner_setup import (
 )
 from ci_runner.runner_setup import build_env as runner_build_env
 from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
-from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.sandbox.image_store import StoredImage
 from ci_runner.sandbox.provider import BesideServices
 from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
 from ci_runner.warmup import setup_failure
@@ -196,12 +187,12 @@ def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
 
 
 class EnvironmentBuilder:
-    """Finds, builds and remembers environment images in one Docker engine."""
+    """Finds, builds and remembers environment images in the provider's image store."""
 
     def __init__(self, images: ImageBuilder) -> None:
         self._images = images
         self._settings = images.settings
-        self._provider = provider_for(images.settings, images.client)
+        self._provider = images.provider
         self._workspaces = Workspaces.from_settings(self._settings)
 
     @property
@@ -318,15 +309,8 @@ class EnvironmentBuilder:
         """The environment images of the engine with their sizes (as `docker system df -v`
         counts them), and the free space of the engine's data root when it is on this
         machine."""
-        client = self._images.client
-        try:
-            usage = client.df()
-            info = client.info()
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"cannot ask the engine for its disk usage: {exc}") from exc
-        found = environment_images(usage.get("Images") or [])
-        root = str(info.get("DockerRootDir") or "")
-        return EngineDisk(found, _local_free_bytes(client, root), root)
+        usage = self._provider.images.usage()
+        return EngineDisk(environment_images(usage.images), usage.free_bytes, usage.data_root)
 
     def recorded_tags(self) -> set[str]:
         """The tags this cache's build records name (built or failed here)."""
@@ -345,13 +329,8 @@ class EnvironmentBuilder:
         for tag in tags:
             if not tag.startswith("arena/env-"):
                 raise ImageError(f"{tag} is not an environment image")
-            try:
-                self._images.client.images.remove(tag)
-            except docker.errors.ImageNotFound:
-                pass
-            except docker.errors.APIError:  # in use by a container: next time
-                continue
-            removed.append(tag)
+            if self._provider.images.remove(tag):
+                removed.append(tag)  # else in use by a container: next time
         return removed
 
     def forget(self, keep_tags: set[str]) -> list[str]:
@@ -607,7 +586,7 @@ class EnvironmentBuilder:
 
     def _clean(self, box: Sandbox, spec: EnvironmentSpec, tag: str) -> None:
         """Leave nothing of the build running, no package lists, only the caches writable."""
-        uid = sandbox_uid()
+        uid = self._provider.sandbox_uid
         cleanup = (
             f"{stop_index_command(INDEX_PORT_FILE)}\n"
             "rm -rf /root/.cache /tmp/* /tmp/.[!.]* /var/lib/apt/lists/* "
@@ -714,45 +693,27 @@ class EngineDisk:
     data_root: str
 
 
-def environment_images(df_images: Sequence[dict[str, object]]) -> tuple[EnvironmentImage, ...]:
-    """The environment images among the `Images` of the engine's `/system/df` answer."""
+def environment_images(images: Iterable[StoredImage]) -> tuple[EnvironmentImage, ...]:
+    """The environment images among the store's images, each tag with what removing it frees."""
     found: list[EnvironmentImage] = []
-    for image in df_images:
-        labels = image.get("Labels") or {}
-        if not isinstance(labels, dict) or ENV_IMAGE_LABEL not in labels:
+    for image in images:
+        language = image.labels.get(ENV_IMAGE_LABEL)
+        if language is None:
             continue
-        size = _int(image.get("Size"))
-        shared = _int(image.get("SharedSize"), -1)
-        own = size - shared if shared >= 0 else size
-        repo_tags = image.get("RepoTags")
-        listed = repo_tags if isinstance(repo_tags, list) else []
-        tags = [t for t in listed if str(t).startswith("arena/env-")]
-        for n, tag in enumerate(sorted(str(t) for t in tags)):  # freed once, by its last tag
+        shared = image.shared_bytes
+        own = image.size_bytes - shared if shared is not None else image.size_bytes
+        tags = sorted(t for t in image.tags if t.startswith("arena/env-"))
+        for n, tag in enumerate(tags):  # freed once, by its last tag
             found.append(
                 EnvironmentImage(
                     tag=tag,
-                    language=str(labels[ENV_IMAGE_LABEL]),
-                    size_bytes=size,
+                    language=language,
+                    size_bytes=image.size_bytes,
                     own_bytes=own if n == len(tags) - 1 else 0,
-                    containers=max(_int(image.get("Containers")), 0),
+                    containers=image.containers,
                 )
             )
     return tuple(found)
-
-
-def _int(value: object, default: int = 0) -> int:
-    return value if isinstance(value, int) else default
-
-
-def _local_free_bytes(client: docker.DockerClient, root: str) -> int | None:
-    """Free bytes under the engine's data root, if the engine runs here (a unix socket) and
-    the root is readable by us; None otherwise (a remote engine, Docker Desktop's VM)."""
-    if not root or not str(client.api.base_url).startswith("http+docker://local"):
-        return None
-    try:
-        return shutil.disk_usage(root).free
-    except OSError:
-        return None
 
 
 @dataclass(frozen=True)

@@ -8,39 +8,30 @@ and variables, a Go release fetched from the module proxy, or an official image 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import json
 import os
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import docker
-import docker.errors
+from typing import TYPE_CHECKING
 
 from ci_runner.config import CISettings
-from ci_runner.engine import ENGINE_ERRORS
-from ci_runner.errors import ImageError
+from ci_runner.errors import CIError, ImageError
 from ci_runner.go_toolchain import fetch_script
+from ci_runner.image_layout import SANDBOX_HOME, SANDBOX_UID, WORKSPACE
 from ci_runner.image_names import base_image_name, ci_image_name
 from ci_runner.languages import LANGUAGES, find_profile
 from ci_runner.languages.toolchain import ToolchainChoice
 from ci_runner.locks import file_lock
+from ci_runner.sandbox.image_store import build_context
 
-# an environment image (ci_runner.environments) carries this label: its warm caches sit in its
-# own, top layer at ENV_CACHE_DIR, and its sandboxes mount there a bounded overlay over that
-# layer (ci_runner.sandbox.cache_layer) instead of copying the caches into a volume every run
-ENV_IMAGE_LABEL = "arena.env"
-ENV_CACHE_DIR = "/opt/arena/cache"
-SANDBOX_UID = 1000
-SANDBOX_HOME = "/home/arena"
-WORKSPACE = "/workspace"
+if TYPE_CHECKING:
+    from ci_runner.sandbox.provider import SandboxProvider
+
 COMMON_PACKAGES = ("bash", "ca-certificates", "coreutils", "git", "procps")
 _FETCH_CA = "/tmp/arena-ca.crt"  # deleted before the commit
 _FETCH_TIMEOUT_S = 900
@@ -95,15 +86,15 @@ WORKDIR {WORKSPACE}
 
 
 class ImageBuilder:
-    """Finds or builds the base and per-language images in one Docker engine."""
+    """Finds or builds the base and per-language images in a sandbox provider's image store."""
 
-    def __init__(self, client: docker.DockerClient, settings: CISettings) -> None:
-        self._client = client
+    def __init__(self, provider: SandboxProvider, settings: CISettings) -> None:
+        self._provider = provider
         self._settings = settings
 
     @property
-    def client(self) -> docker.DockerClient:
-        return self._client
+    def provider(self) -> SandboxProvider:
+        return self._provider
 
     @property
     def settings(self) -> CISettings:
@@ -114,12 +105,7 @@ class ImageBuilder:
         return self._image_id(name)
 
     def _image_id(self, name: str) -> str | None:
-        try:
-            return str(self._client.images.get(name).id)
-        except docker.errors.ImageNotFound:
-            return None
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"cannot inspect image {name}: {exc}") from exc
+        return self._provider.images.image_id(name)
 
     def image_id(self, name: str) -> str:
         """The id an image name points to now, so results can be keyed by what really ran."""
@@ -151,11 +137,11 @@ class ImageBuilder:
             else:
                 progress(f"pulling {name}")
                 try:
-                    self._client.images.pull(name)
-                except ENGINE_ERRORS as exc:
+                    self._provider.images.pull(name)
+                except ImageError as exc:
                     raise ImageError(
-                        f"cannot pull base image {name} ({exc}); with no registry, leave "
-                        "ARENA_BASE_IMAGE at its default to bootstrap one with debootstrap"
+                        f"{exc}; with no registry, leave ARENA_BASE_IMAGE at its default to "
+                        "bootstrap one with debootstrap"
                     ) from exc
             built = self._image_id(name)
             if not built:
@@ -187,13 +173,7 @@ class ImageBuilder:
             )
             progress(f"importing {name}")
             _run(["tar", "-C", str(root), "-cf", str(tarball), "."])
-            repository, _, tag = name.rpartition(":") if ":" in name else (name, "", "latest")
-            try:
-                self._client.api.import_image_from_file(
-                    str(tarball), repository=repository, tag=tag or "latest"
-                )
-            except ENGINE_ERRORS as exc:
-                raise ImageError(f"docker import of {name} failed: {exc}") from exc
+            self._provider.images.import_rootfs(tarball, name)
 
     def find(self, language: str, suite: str | None = None) -> str | None:
         """The tag of the language's image if it is built; never builds anything."""
@@ -273,11 +253,10 @@ class ImageBuilder:
             return found
         progress(f"pulling {name}")
         try:
-            self._client.images.pull(name)
-        except ENGINE_ERRORS as exc:
+            self._provider.images.pull(name)
+        except ImageError as exc:
             raise ImageError(
-                f"cannot pull toolchain image {name} ({exc}); unset ARENA_TOOLCHAIN_REGISTRY "
-                "to use Debian's toolchains"
+                f"{exc}; unset ARENA_TOOLCHAIN_REGISTRY to use Debian's toolchains"
             ) from exc
         return self.image_id(name)
 
@@ -301,76 +280,51 @@ class ImageBuilder:
             if self._image_id(tag):
                 return tag
             progress(f"fetching Go {release} from the module proxy into {tag}")
-            self._fetch_go(source, release, tag)
+            self._fetch_go(language, source, release, tag)
         return tag
 
-    def _fetch_go(self, source: str, release: str, tag: str) -> None:
+    def _fetch_go(self, language: str, source: str, release: str, tag: str) -> None:
+        """In a build box of `source`: the CA bundle written beside the script, which
+        removes it (and its download cache) before the commit."""
         ca = self._settings.build_ca_bundle
         env = dict(self._settings.build_env)
         if ca is not None:
             if not ca.is_file():
                 raise ImageError(f"ARENA_BUILD_CA_BUNDLE={ca} is not a file")
             env["SSL_CERT_FILE"] = _FETCH_CA
-        try:
-            config = self._client.images.get(source).attrs.get("Config") or {}
-            container = self._client.containers.create(
-                source,
-                command=["sleep", str(_FETCH_TIMEOUT_S)],  # an orphan stops by itself
-                detach=True,
-                user="root",
-                network_mode=self._settings.build_network,
-                labels={"arena.image.build": tag},
+        limits = self._settings.limits
+        with self._provider.start_build(
+            source,
+            limits,
+            network=self._settings.build_network,
+            lifetime_s=_FETCH_TIMEOUT_S + 60,  # an orphan stops by itself
+            scratch={},
+            labels={"arena.image.build": tag},
+        ) as box:
+            try:
+                if ca is not None:
+                    box.write_file(_FETCH_CA, ca.read_bytes())
+                done = box.exec(
+                    fetch_script(release, _FETCH_CA),
+                    env=env,
+                    workdir="/",
+                    timeout_s=_FETCH_TIMEOUT_S,
+                    max_output_bytes=limits.max_output_bytes,
+                )
+            except CIError as exc:
+                raise ImageError(f"fetching Go {release} into {tag} failed: {exc}") from exc
+            if done.exit_code != 0:
+                raise ImageError(
+                    f"fetching Go {release} from the module proxy failed:\n{done.output[-2000:]}"
+                )
+            self._provider.commit(
+                box, tag, changes=['CMD ["bash"]'], labels={"arena.image": language}
             )
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"cannot create a container to fetch Go {release}: {exc}") from exc
-        try:
-            if ca is not None:
-                container.put_archive("/tmp", _tar_of("arena-ca.crt", ca.read_bytes()))
-            container.start()
-            code, output = container.exec_run(
-                ["sh", "-c", fetch_script(release, _FETCH_CA)], environment=env, user="root"
-            )
-            if code != 0:
-                text = output if isinstance(output, bytes) else b"".join(output or ())
-                tail = text.decode(errors="replace")[-2000:]
-                raise ImageError(f"fetching Go {release} from the module proxy failed:\n{tail}")
-            repository, _, version = tag.rpartition(":")
-            cmd = config.get("Cmd")
-            container.commit(
-                repository=repository,
-                tag=version,
-                changes=[f"CMD {json.dumps(cmd)}"] if cmd else ['CMD ["bash"]'],
-            )
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"fetching Go {release} into {tag} failed: {exc}") from exc
-        finally:
-            with contextlib.suppress(*ENGINE_ERRORS):
-                container.remove(force=True)
 
     def _build(self, recipe: ImageRecipe, tag: str, progress: Progress) -> None:
-        tail: list[str] = []
-        try:
-            for chunk in self._client.api.build(
-                fileobj=io.BytesIO(recipe.dockerfile.encode()),
-                tag=tag,
-                network_mode="host",
-                rm=True,
-                forcerm=True,
-                decode=True,
-                labels={"arena.image": recipe.language},
-            ):
-                if "error" in chunk:
-                    raise ImageError(
-                        f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(tail[-20:])
-                    )
-                line = str(chunk.get("stream", ""))
-                if line.strip():
-                    tail.append(line)
-                    progress(line.strip())
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"building {tag} failed: {exc}") from exc
-        if not self._image_id(tag):
-            raise ImageError(f"building {tag} finished without producing the image")
+        context = build_context(recipe.dockerfile)
+        for line in self._provider.images.build(tag, context, {"arena.image": recipe.language}):
+            progress(line)
 
 
 def _run(command: list[str]) -> None:
@@ -378,13 +332,3 @@ def _run(command: list[str]) -> None:
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-2000:]
         raise ImageError(f"{command[0]} failed with exit code {done.returncode}:\n{tail}")
-
-
-def _tar_of(name: str, data: bytes) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        info.mode = 0o644
-        tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()

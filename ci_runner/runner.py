@@ -12,11 +12,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import NamedTuple
 
-import docker
-
 from ci_runner.background import in_background
 from ci_runner.config import CISettings
-from ci_runner.engine import connect
 from ci_runner.errors import (
     PatchError,
     ReportError,
@@ -24,7 +21,7 @@ from ci_runner.errors import (
     ServiceError,
     WorkspaceError,
 )
-from ci_runner.images import WORKSPACE
+from ci_runner.image_layout import WORKSPACE
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
@@ -42,7 +39,7 @@ from ci_runner.reports.binaries import (
 from ci_runner.reports.cases import parse_cases
 from ci_runner.reports.console import parse_console
 from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
-from ci_runner.sandbox.provider import BesideServices
+from ci_runner.sandbox.provider import BesideServices, SandboxProvider
 from ci_runner.spares import IDLE_S, SpareSandboxes
 from ci_runner.stops import StopCause
 from ci_runner.tripwires import (
@@ -70,28 +67,28 @@ def _no_progress(_: str) -> None:
 
 
 class CIRunner:
-    """Runs CIRequests in fresh Docker sandboxes; infrastructure faults raise SandboxError."""
+    """Runs CIRequests in fresh sandboxes of a provider; infrastructure faults raise
+    SandboxError."""
 
     def __init__(
         self,
         settings: CISettings,
-        client: docker.DockerClient | None = None,
+        provider: SandboxProvider | None = None,
         *,
         spares: bool = False,
     ) -> None:
-        """`spares`: keep the next run's sandbox started ahead (SpareSandboxes), for a runner
+        """`provider`: the one the settings name (ARENA_SANDBOX_PROVIDER) unless given.
+        `spares`: keep the next run's sandbox started ahead (SpareSandboxes), for a runner
         that runs many (a worker, a tournament); a single run would only waste one."""
         self._settings = settings
-        self._client = client
-        self._provider = provider_for(settings, client)
+        self._provider = provider or provider_for(settings)
         self._workspaces = Workspaces.from_settings(settings)
         self._spares: SpareSandboxes[Sandbox] | None = SpareSandboxes() if spares else None
 
     @property
-    def client(self) -> docker.DockerClient:
-        if self._client is None:
-            self._client = connect()
-        return self._client
+    def provider(self) -> SandboxProvider:
+        """Where its sandboxes come from, and their images (for an ImageBuilder)."""
+        return self._provider
 
     def run(self, request: CIRequest, on_step: StepCallback = _no_callback) -> CIResult:
         started = time.monotonic()

@@ -15,30 +15,20 @@ after the last, in the environment build and in every CI run.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
-import tarfile
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
-
-import docker
-import docker.errors
-from docker.models.containers import Container
 
 from ci_runner.config import CISettings
-from ci_runner.engine import ENGINE_ERRORS
-from ci_runner.errors import ImageError, ServiceError
+from ci_runner.errors import ServiceError
 from ci_runner.images import ImageBuilder
 from ci_runner.locks import file_lock
 from ci_runner.pipeline import Service
-from ci_runner.sandbox.docker import DockerSandbox, start_beside
+from ci_runner.sandbox.image_store import build_context
 
 Progress = Callable[[str], None]
 DATA_DIR = "/var/lib/arena-service"
-READY_TIMEOUT_S = 120.0
+READY_TIMEOUT_S = 120.0  # for a service to accept connections
 
 
 @dataclass(frozen=True)
@@ -212,22 +202,6 @@ def service_port(service: Service, kind: ServiceKind) -> int:
     return service.ports.get(kind.port, kind.port)
 
 
-def _context(kind: ServiceKind, base_image: str) -> io.BytesIO:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name, text, mode in (
-            ("Dockerfile", kind.dockerfile(base_image), 0o644),
-            ("entrypoint", kind.entrypoint, 0o755),
-        ):
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = mode
-            tar.addfile(info, io.BytesIO(data))
-    buffer.seek(0)
-    return buffer
-
-
 def _quiet(_: str) -> None:
     return None
 
@@ -256,123 +230,7 @@ class ServiceImages:
         return tag
 
     def _build(self, kind: ServiceKind, base: str, tag: str) -> None:
-        tail: list[str] = []
-        try:
-            for chunk in self._images.client.api.build(
-                fileobj=_context(kind, base),
-                custom_context=True,
-                tag=tag,
-                network_mode="host",
-                rm=True,
-                forcerm=True,
-                decode=True,
-                labels={"arena.image": f"service-{kind.name}"},
-            ):
-                if "error" in chunk:
-                    raise ImageError(
-                        f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(tail[-20:])
-                    )
-                line = str(chunk.get("stream", ""))
-                if line.strip():
-                    tail.append(line)
-        except ENGINE_ERRORS as exc:
-            raise ImageError(f"building {tag} failed: {exc}") from exc
-        if not self._images.find_id(tag):
-            raise ImageError(f"building {tag} finished without producing the image")
-
-
-class RunningServices:
-    """The service containers beside one job container; `close` removes them all."""
-
-    def __init__(self) -> None:
-        self._containers: list[Container] = []
-
-    def add(self, container: Container) -> None:
-        self._containers.append(container)
-
-    def close(self) -> None:
-        containers, self._containers = self._containers, []
-        for container in containers:
-            with contextlib.suppress(docker.errors.NotFound):
-                try:
-                    container.remove(force=True, v=True)
-                except ENGINE_ERRORS as exc:  # `arena ci sweep` removes what is left
-                    raise ImageError(f"cannot remove service container: {exc}") from exc
-
-    def __enter__(self) -> RunningServices:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-def _logs(container: Container) -> str:
-    try:
-        return bytes(container.logs(tail=40)).decode("utf-8", errors="replace").strip()
-    except ENGINE_ERRORS:
-        return "(no log)"
-
-
-def _running(container: Container) -> bool:
-    try:
-        container.reload()
-    except docker.errors.NotFound:
-        return False
-    return bool(container.status == "running")
-
-
-def _wait_ready(name: str, container: Container, kind: ServiceKind, deadline: float) -> None:
-    what = f"service {name!r} ({kind.name})"
-    while True:
-        code = None
-        try:
-            if _running(container):
-                code, _ = container.exec_run(["sh", "-c", kind.ready])
-        except ENGINE_ERRORS as exc:
-            if _running(container):
-                raise ServiceError(f"{what} cannot be probed: {exc}") from exc
-        if code == 0:
-            return
-        if not _running(container):
-            raise ServiceError(f"{what} stopped while starting:\n{_logs(container)}")
-        if time.monotonic() > deadline:
-            raise ServiceError(
-                f"{what} was not ready after {READY_TIMEOUT_S:.0f}s:\n{_logs(container)}"
-            )
-        time.sleep(0.5)
-
-
-def start_services(
-    images: ServiceImages,
-    services: Mapping[str, Service],
-    job: DockerSandbox,
-    progress: Progress = _quiet,
-) -> RunningServices:
-    """Start the job's services in the job container's network namespace and wait until each
-    accepts connections; on failure, whatever started is removed again."""
-    client = job.client
-    running = RunningServices()
-    try:
-        for name, service in sorted(services.items()):
-            kind = kind_of(service.image)
-            image = images.ensure(kind, progress)
-            port = service_port(service, kind)
-            progress(f"starting service {name!r} ({kind.name} on localhost:{port})")
-            container = start_beside(
-                client,
-                job,
-                image,
-                environment={**service.env, "ARENA_PORT": str(port)},
-                memory_mb=images.settings.service_memory_mb,
-            )
-            running.add(container)
-            _wait_ready(name, container, kind, time.monotonic() + READY_TIMEOUT_S)
-    except BaseException:
-        running.close()
-        raise
-    return running
+        context = build_context(kind.dockerfile(base), {"entrypoint": (kind.entrypoint, 0o755)})
+        store = self._images.provider.images
+        for _ in store.build(tag, context, {"arena.image": f"service-{kind.name}"}):
+            pass  # a failed build's error carries the log's tail

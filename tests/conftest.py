@@ -18,6 +18,7 @@ from ci_runner import CIRunner, CISettings
 from ci_runner.engine import connect
 from ci_runner.images import LANGUAGES, ImageBuilder
 from ci_runner.sandbox.docker import LABEL
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.servers import Postgres, postgres_server
 
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
@@ -52,13 +53,13 @@ def ci_settings(tmp_path_factory: pytest.TempPathFactory) -> CISettings:
 
 @pytest.fixture(scope="session")
 def images(docker_client: docker.DockerClient, ci_settings: CISettings) -> dict[str, str]:
-    builder = ImageBuilder(docker_client, ci_settings)
+    builder = ImageBuilder(DockerProvider(ci_settings, docker_client), ci_settings)
     return {language: builder.ensure(language) for language in LANGUAGES}
 
 
 @pytest.fixture(scope="session")
 def runner(docker_client: docker.DockerClient, ci_settings: CISettings) -> CIRunner:
-    return CIRunner(ci_settings, docker_client)
+    return CIRunner(ci_settings, DockerProvider(ci_settings, docker_client))
 
 
 @pytest.fixture(scope="session")

@@ -90,3 +90,26 @@ def test_the_vocabulary_imports_nothing_but_enum() -> None:
     """Every side imports it, the command line at start-up: it must cost nothing."""
     found = _imports("arena")["arena/vocabulary.py"]
     assert {name.split(".")[0] for name in found} == {"__future__", "enum"}
+
+
+DOCKER = (
+    "docker",
+    "ci_runner.engine",
+    "ci_runner.sandbox.docker",
+    "ci_runner.sandbox.docker_images",
+    "ci_runner.sandbox.docker_provider",
+    "ci_runner.sandbox.docker_services",
+    "ci_runner.sandbox.DockerSandbox",
+    "ci_runner.sandbox.sweep_orphans",
+)
+
+
+def test_only_the_docker_provider_names_docker() -> None:
+    """The runner, image and environment builds and services reach sandboxes and images
+    through the provider's interfaces (ci_runner.sandbox.provider, .image_store); only the
+    Docker provider's own modules, the engine connection and the registry that names it
+    import the Docker SDK, so a second provider touches none of them."""
+    above = _imports(
+        "ci_runner", skip=("ci_runner/sandbox/", "ci_runner/engine.py", "ci_runner/providers.py")
+    )
+    assert _offenders(above, DOCKER) == {}

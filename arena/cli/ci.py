@@ -57,7 +57,7 @@ def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIR
     task = with_pipeline(task, Workspaces.from_settings(settings))
     pipeline = task.require_pipeline()
     with stderr.status("preparing the CI image") as status:
-        image = task.image or EnvironmentBuilder(ImageBuilder(runner.client, settings)).image_for(
+        image = task.image or EnvironmentBuilder(ImageBuilder(runner.provider, settings)).image_for(
             environment_spec(task),
             progress=lambda line: status.update(f"image: {escape(line[:100])}"),
         )
@@ -119,7 +119,7 @@ def images(
 
     with exit_on_errors():
         settings = CISettings()
-        builder = ImageBuilder(CIRunner(settings).client, settings)
+        builder = ImageBuilder(CIRunner(settings).provider, settings)
         for name in language or list(LANGUAGES):
             with stderr.status(f"{name}: checking image") as status:
 

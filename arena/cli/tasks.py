@@ -148,16 +148,24 @@ def _environment_state(task: Task, environments: EnvironmentBuilder | None) -> s
     return "not built"
 
 
-def _environments(settings: CISettings) -> EnvironmentBuilder | None:
-    from ci_runner.engine import connect
+def _environments(settings: CISettings) -> EnvironmentBuilder:
+    """The environment images of the settings' sandbox provider, its engine reached now:
+    SandboxError, saying how to start one, when none answers."""
     from ci_runner.environments import EnvironmentBuilder
     from ci_runner.images import ImageBuilder
+    from ci_runner.providers import provider_for
 
+    provider = provider_for(settings)
+    provider.ping()
+    return EnvironmentBuilder(ImageBuilder(provider, settings))
+
+
+def _environments_if_reached(settings: CISettings) -> EnvironmentBuilder | None:
+    """As `_environments`, or None with no engine: listings then show no image state."""
     try:
-        client = connect()
+        return _environments(settings)
     except SandboxError:
         return None
-    return EnvironmentBuilder(ImageBuilder(client, settings))
 
 
 @app.command("list")
@@ -167,7 +175,7 @@ def list_tasks(tasks: TasksOption = "demo") -> None:
     with exit_on_errors():
         workspaces = Workspaces.from_settings(settings)
         found = load_tasks(tasks, settings.cache_dir, workspaces)
-        environments = _environments(settings)
+        environments = _environments_if_reached(settings)
         rows = []
         for task in found:
             source = (
@@ -318,14 +326,12 @@ def build_env(
     ] = 1,
 ) -> None:
     """Build each task's environment image: its setup steps, once, with network."""
-    from ci_runner.engine import connect
-    from ci_runner.environments import EnvironmentBuilder, disk_estimate
-    from ci_runner.images import ImageBuilder
+    from ci_runner.environments import disk_estimate
 
     settings = CISettings()
     with exit_on_errors():
         workspaces = Workspaces.from_settings(settings)
-        environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
+        environments = _environments(settings)
         found = only(load_tasks(tasks, settings.cache_dir, workspaces), only_ids)
         if jobs == 1:
             built = _build_sequentially(found, environments, workspaces, retry)
@@ -388,14 +394,10 @@ def gc(
 ) -> None:
     """Remove the environment images of tasks no longer in the library (nor in the demo
     corpus) and their build records; prints what went and the space it freed."""
-    from ci_runner.engine import connect
-    from ci_runner.environments import EnvironmentBuilder
-    from ci_runner.images import ImageBuilder
-
     settings = CISettings()
     with exit_on_errors():
         workspaces = Workspaces.from_settings(settings)
-        environments = EnvironmentBuilder(ImageBuilder(connect(), settings))
+        environments = _environments(settings)
         library = load_tasks("imported", settings.cache_dir, workspaces)
         demo = load_tasks("demo", settings.cache_dir, workspaces)
         kept = _kept_tags(library + demo, environments, workspaces)
@@ -595,7 +597,7 @@ def report_tasks(
         workspaces = Workspaces.from_settings(settings)
         found = load_tasks(tasks, settings.cache_dir, workspaces)
         refused = read_refusals(refusals_path(settings.cache_dir)) if tasks == "imported" else []
-        environments = _environments(settings)
+        environments = _environments_if_reached(settings)
         report = corpus_report(refused, [_environment_seen(t, environments) for t in found])
     if csv_file is not None:
         csv_file.write_text(csv_text(report.rows))

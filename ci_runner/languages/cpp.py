@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Sequence
 
 from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH
-from ci_runner.images import WORKSPACE
+from ci_runner.image_layout import WORKSPACE
 from ci_runner.languages.profile import LanguageProfile, ReadFile
 from ci_runner.languages.toolchain import (
     DEFAULT_SUITE,

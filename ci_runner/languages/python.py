@@ -12,7 +12,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from ci_runner.env_layout import CACHE_DIR, NODE_CACHES, SYSTEM_PATH, VENV, WHEELHOUSE
-from ci_runner.images import WORKSPACE
+from ci_runner.image_layout import WORKSPACE
 from ci_runner.languages.profile import (
     COMMAND_END,
     COMMAND_START,

@@ -25,7 +25,7 @@ from docker.types import LogConfig, Mount
 from ci_runner.background import in_background
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
-from ci_runner.images import ENV_CACHE_DIR
+from ci_runner.image_layout import ENV_CACHE_DIR
 
 KEEPER_MOUNT = "/arena-layer"  # where the keeper sees the tmpfs: upper and work dirs in it
 _UPPER, _WORK = "upper", "work"

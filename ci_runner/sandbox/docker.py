@@ -28,7 +28,7 @@ from docker.utils.socket import STDERR, frames_iter
 
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
-from ci_runner.images import (
+from ci_runner.image_layout import (
     ENV_CACHE_DIR,
     ENV_IMAGE_LABEL,
     SANDBOX_HOME,

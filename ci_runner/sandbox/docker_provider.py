@@ -10,13 +10,22 @@ import docker.errors
 
 from ci_runner.config import CISettings
 from ci_runner.engine import ENGINE_ERRORS, connect
-from ci_runner.errors import ImageError
-from ci_runner.images import WORKSPACE, ImageBuilder
+from ci_runner.errors import ImageError, SandboxError
+from ci_runner.image_layout import WORKSPACE
+from ci_runner.images import ImageBuilder
 from ci_runner.pipeline import Service
 from ci_runner.sandbox.base import Sandbox
-from ci_runner.sandbox.docker import DockerSandbox, engine_cpus, sandbox_cpus, sweep_orphans
+from ci_runner.sandbox.docker import (
+    DockerSandbox,
+    engine_cpus,
+    sandbox_cpus,
+    sandbox_uid,
+    sweep_orphans,
+)
+from ci_runner.sandbox.docker_images import DockerImageStore
+from ci_runner.sandbox.docker_services import RunningServices, start_services
 from ci_runner.sandbox.provider import BesideServices, SandboxProvider
-from ci_runner.services import RunningServices, ServiceImages, start_services
+from ci_runner.services import ServiceImages
 from ci_runner.types import Limits
 
 MIN_BUILD_PIDS = 1024  # package managers fork widely; a build box is trusted setup
@@ -28,12 +37,32 @@ class DockerProvider(SandboxProvider):
     def __init__(self, settings: CISettings, client: docker.DockerClient | None = None) -> None:
         self._settings = settings
         self._client = client
+        self._images: DockerImageStore | None = None
 
     @property
     def client(self) -> docker.DockerClient:
         if self._client is None:
             self._client = connect()
         return self._client
+
+    def ping(self) -> None:
+        if self._client is None:
+            self._client = connect()  # which pings, and says how to start an engine
+            return
+        try:
+            self._client.ping()
+        except ENGINE_ERRORS as exc:
+            raise SandboxError(f"the Docker engine does not answer: {exc}") from exc
+
+    @property
+    def images(self) -> DockerImageStore:
+        if self._images is None:
+            self._images = DockerImageStore(self.client)
+        return self._images
+
+    @property
+    def sandbox_uid(self) -> int:
+        return sandbox_uid()
 
     def start(self, image: str, limits: Limits, *, idle_s: float = 0.0) -> DockerSandbox:
         return DockerSandbox.start(self.client, image, limits, idle_s=idle_s)
@@ -105,7 +134,7 @@ class DockerProvider(SandboxProvider):
             raise TypeError(f"the Docker provider cannot start services beside a {type(job)}")
         if not services:
             return RunningServices()
-        images = ServiceImages(ImageBuilder(self.client, self._settings))
+        images = ServiceImages(ImageBuilder(self, self._settings))
         return start_services(images, services, job, progress)
 
     def sweep(self, max_age_s: float | None = None) -> list[str]:

@@ -2,10 +2,12 @@
 the engine that runs containers.
 
 The runner and the environment builder ask a provider for sandboxes and talk to them only
-through the Sandbox interface (exec, files in and out, kill, close); nothing above this seam
-names Docker. A second provider (Kubernetes pods, a remote engine) implements this class,
-registers under a name in `ci_runner.providers`, and runs the conformance suite
-(tests/ci_runner/sandbox/test_sandbox_conformance.py), which is parametrized over the registry.
+through the Sandbox interface (exec, files in and out, kill, close); image builds and upkeep
+go through its ImageStore; nothing above this seam names Docker. A second provider
+(Kubernetes pods, a remote engine) implements this class with its own ImageStore, registers
+under a name in `ci_runner.providers`, and runs the conformance suites
+(tests/ci_runner/sandbox/test_sandbox_conformance.py, test_image_store_conformance.py),
+which are parametrized over the registry.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Protocol, Self
 
 from ci_runner.pipeline import Service
 from ci_runner.sandbox.base import Sandbox
+from ci_runner.sandbox.image_store import ImageStore
 from ci_runner.types import Limits
 
 
@@ -39,6 +42,21 @@ class SandboxProvider(ABC):
     """Starts CI sandboxes, environment build boxes and services, and keeps built images."""
 
     name: str  # its key in the registry (ARENA_SANDBOX_PROVIDER)
+
+    @abstractmethod
+    def ping(self) -> None:
+        """Reach the provider's engine now; SandboxError (saying how to get one) when none
+        answers. Every other call reaches it on first use anyway."""
+
+    @property
+    @abstractmethod
+    def images(self) -> ImageStore:
+        """Where this provider's sandboxes find their images, and builds keep theirs."""
+
+    @property
+    @abstractmethod
+    def sandbox_uid(self) -> int:
+        """The user id CI sandboxes run as: what an environment build hands its caches to."""
 
     @abstractmethod
     def start(self, image: str, limits: Limits, *, idle_s: float = 0.0) -> Sandbox:

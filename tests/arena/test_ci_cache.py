@@ -14,6 +14,7 @@ from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus, SandboxError, StepResult
 from ci_runner.images import ImageBuilder
 from ci_runner.sandbox import SandboxLost, StopCause
+from ci_runner.sandbox.docker_provider import DockerProvider
 
 
 class FixedImages(ImageBuilder):
@@ -27,7 +28,7 @@ class ScriptedRunner(CIRunner):
     """Answers each run with the next of `outcomes`: a result, or an error it raises."""
 
     def __init__(self, settings: CISettings, outcomes: list[CIResult | Exception]) -> None:
-        super().__init__(settings, client=_no_engine())
+        super().__init__(settings, DockerProvider(settings, _no_engine()))
         self._outcomes: Iterator[CIResult | Exception] = iter(outcomes)
         self.runs = 0
 
@@ -71,7 +72,9 @@ def settings(tmp_path: Path) -> CISettings:
 
 
 def _task_ci(settings: CISettings, runner: CIRunner, tmp_path: Path) -> TaskCI:
-    return TaskCI(runner, FixedImages(_no_engine(), settings), tmp_path / "results")
+    return TaskCI(
+        runner, FixedImages(DockerProvider(settings, _no_engine()), settings), tmp_path / "results"
+    )
 
 
 def test_an_infrastructure_fault_raises_and_is_never_kept(

@@ -56,7 +56,7 @@ class RawText(Player):
 @pytest.fixture(scope="module")
 def arena(runner: CIRunner, ci_settings: CISettings, images: dict[str, str]) -> Arena:
     ci = TaskCI(
-        runner, ImageBuilder(runner.client, ci_settings), ci_settings.cache_dir / "ci-results"
+        runner, ImageBuilder(runner.provider, ci_settings), ci_settings.cache_dir / "ci-results"
     )
     workspaces = Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir)
     return Arena(ci, workspaces, ci_settings.cache_dir / "retrieval", retry_delay_s=0.0)

@@ -148,7 +148,7 @@ def test_a_real_shaped_task_imports_validates_offline_and_oracle_beats_null(
     ]
     assert not any("${{" in s.run for s in pipeline.steps)
 
-    ci = TaskCI(runner, ImageBuilder(runner.client, ci_settings), ci_settings.cache_dir / "ci")
+    ci = TaskCI(runner, ImageBuilder(runner.provider, ci_settings), ci_settings.cache_dir / "ci")
     arena = Arena(ci, workspaces, ci_settings.cache_dir / "retrieval")
     prepared = arena.prepare(task)
     assert prepared.validation.valid and prepared.validation.fail_to_pass

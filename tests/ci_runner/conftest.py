@@ -11,6 +11,7 @@ import pytest
 from ci_runner import CISettings
 from ci_runner.environments import EnvironmentBuilder
 from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.env_builds import build_settings, remove_built_images
 
 
@@ -24,5 +25,7 @@ def environments(
     docker_client: docker.DockerClient, env_settings: CISettings
 ) -> Iterator[EnvironmentBuilder]:
     """The builder; every environment image this module built is removed afterwards."""
-    yield EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
+    yield EnvironmentBuilder(
+        ImageBuilder(DockerProvider(env_settings, docker_client), env_settings)
+    )
     remove_built_images(docker_client, env_settings)

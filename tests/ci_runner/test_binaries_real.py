@@ -17,6 +17,7 @@ from arena.ownership import owned_test_ids
 from arena.protocol import judge_tests
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.types import TestOutcome as T
 from ci_runner.workflows import derive_pipeline
 from tests.conftest import MakeRepo
@@ -165,7 +166,7 @@ def test_each_binary_registered_once_is_split_into_its_cases_and_a_new_case_is_t
     image = environments.ensure(
         EnvironmentSpec(repo=repo, commit=commit, language="cpp", pipeline=pipeline)
     )
-    runner = CIRunner(env_settings, docker_client)
+    runner = CIRunner(env_settings, DockerProvider(env_settings, docker_client))
 
     def run(*diffs: str) -> CIResult:
         request = CIRequest(repo=repo, commit=commit, pipeline=pipeline, image=image, diffs=diffs)

@@ -11,7 +11,9 @@ import pytest
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.errors import EnvironmentBuildError
-from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
+from ci_runner.image_layout import ENV_IMAGE_LABEL
+from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.env_projects import PYTHON_FILES
 from tests.conftest import MakeRepo
 
@@ -22,7 +24,7 @@ _REPORT = {"format": "junit", "path": "report.xml"}
 
 @pytest.fixture(scope="module")
 def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> CIRunner:
-    return CIRunner(env_settings, docker_client)
+    return CIRunner(env_settings, DockerProvider(env_settings, docker_client))
 
 
 def _spec(repo: str, commit: str, pipeline: Pipeline, as_of: str | None = None) -> EnvironmentSpec:
@@ -90,9 +92,12 @@ def test_without_a_date_or_with_the_date_cut_off_packages_are_todays(
     docker_client: docker.DockerClient, env_settings: CISettings
 ) -> None:
     spec = _spec("/r", "a" * 40, RUNNER_LIKE, as_of=BEFORE_SIX_1_17)
-    on = EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
+    on = EnvironmentBuilder(ImageBuilder(DockerProvider(env_settings, docker_client), env_settings))
     off = EnvironmentBuilder(
-        ImageBuilder(docker_client, env_settings.model_copy(update={"package_date_cut": False}))
+        ImageBuilder(
+            DockerProvider(env_settings, docker_client),
+            env_settings.model_copy(update={"package_date_cut": False}),
+        )
     )
     assert on.effective(spec).as_of == "2023-06-01T23:59:59Z"
     assert off.effective(spec).as_of is None

@@ -14,24 +14,19 @@ from ci_runner.environments import (
     environment_images,
 )
 from ci_runner.languages import profile_of
+from ci_runner.sandbox.image_store import StoredImage
 
 
-def _image(tags: list[str], size: int, shared: int, language: str = "go") -> dict[str, object]:
-    return {
-        "RepoTags": tags,
-        "Size": size,
-        "SharedSize": shared,
-        "Labels": {"arena.env": language, "arena.image": language},
-        "Containers": 0,
-    }
+def _image(tags: list[str], size: int, shared: int | None, language: str = "go") -> StoredImage:
+    return StoredImage(tuple(tags), {"arena.env": language, "arena.image": language}, size, shared)
 
 
 def test_only_labelled_environment_images_are_listed_with_their_own_layers() -> None:
     found = environment_images(
         [
             _image(["arena/env-go:aaa"], 1200 * MB, 1180 * MB),
-            {"RepoTags": ["arena/ci-go:x"], "Size": 950 * MB, "SharedSize": 0, "Labels": {}},
-            {"RepoTags": None, "Size": 1, "SharedSize": 0, "Labels": None},  # dangling
+            StoredImage(("arena/ci-go:x",), {}, 950 * MB, 0),
+            StoredImage((), {}, 1, 0),  # dangling
         ]
     )
     assert found == (EnvironmentImage("arena/env-go:aaa", "go", 1200 * MB, 20 * MB, 0),)
@@ -43,7 +38,7 @@ def test_an_image_with_two_tags_frees_its_layers_once() -> None:
 
 
 def test_a_shared_size_the_engine_did_not_compute_counts_the_whole_image() -> None:
-    (found,) = environment_images([_image(["arena/env-go:a"], 10, -1)])
+    (found,) = environment_images([_image(["arena/env-go:a"], 10, None)])
     assert found.own_bytes == 10
 
 

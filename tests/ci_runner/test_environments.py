@@ -25,7 +25,9 @@ from ci_runner.environments import (
     EnvironmentSpec,
     runtime_env,
 )
-from ci_runner.images import WORKSPACE, ImageBuilder
+from ci_runner.image_layout import WORKSPACE
+from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workflows.commands import without_foreign
 from ci_runner.workspace import Workspaces
@@ -47,7 +49,7 @@ from tests.conftest import ContainerCreations, MakeRepo
 
 @pytest.fixture(scope="module")
 def env_runner(docker_client: docker.DockerClient, env_settings: CISettings) -> CIRunner:
-    return CIRunner(env_settings, docker_client)
+    return CIRunner(env_settings, DockerProvider(env_settings, docker_client))
 
 
 def builds_of(client: docker.DockerClient, tag: str) -> ContainerCreations:
@@ -337,7 +339,9 @@ def test_taskci_runs_a_task_with_setup_steps_in_its_environment(
         language=Language.PYTHON,
         pipeline=pipeline,
     )
-    ci = TaskCI(env_runner, ImageBuilder(docker_client, env_settings), None)
+    ci = TaskCI(
+        env_runner, ImageBuilder(DockerProvider(env_settings, docker_client), env_settings), None
+    )
     image = ci.image_for(task)
     assert image == environments.ensure(_spec(repo, commit, "python", pipeline))
     plain = task.model_copy(update={"pipeline": pipeline.model_copy(update={"setup": ()})})

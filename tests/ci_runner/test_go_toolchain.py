@@ -11,6 +11,7 @@ import pytest
 from ci_runner.config import CISettings
 from ci_runner.go_toolchain import fetch_script, go_release
 from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.toolchains import toolchain_choice
 
 
@@ -50,7 +51,7 @@ def test_a_go_release_fetched_from_the_proxy_runs_offline(
     settings = ci_settings.model_copy(
         update={"build_ca_bundle": ci_settings.build_ca_bundle or host_ca}
     )
-    builder = ImageBuilder(docker_client, settings)
+    builder = ImageBuilder(DockerProvider(settings, docker_client), settings)
     choice = toolchain_choice("go", "1.21.13", {"go.mod": "module m\n\ngo 1.21\n"})
     assert choice.go_release == "1.21.13" and choice.deviation is None
     started = time.monotonic()

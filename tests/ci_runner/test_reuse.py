@@ -10,6 +10,7 @@ import docker
 
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus
 from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.projects import PYTHON
 from tests.conftest import MakeRepo
 
@@ -35,7 +36,9 @@ def test_second_run_needs_neither_the_source_nor_a_build(
 
     lines: list[str] = []
     started = time.monotonic()
-    tag = ImageBuilder(docker_client, ci_settings).ensure("python", progress=lines.append)
+    tag = ImageBuilder(DockerProvider(ci_settings, docker_client), ci_settings).ensure(
+        "python", progress=lines.append
+    )
     assert tag == images["python"]
     assert lines == []  # no build, no bootstrap
     assert time.monotonic() - started < 5

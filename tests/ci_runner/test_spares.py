@@ -13,6 +13,7 @@ import pytest
 
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.sandbox.docker import LABEL, DockerSandbox
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.spares import SpareSandboxes
 from ci_runner.types import Limits
 from tests.conftest import MakeRepo, our_containers, sandboxes_created
@@ -43,7 +44,7 @@ def test_the_next_run_gets_a_spare_that_holds_nothing_of_the_last(
 ) -> None:
     repo, commit = make_repo({"README.md": "x\n"})
     request = CIRequest(repo=repo, commit=commit, pipeline=LEAVE_AND_LOOK, image=images["python"])
-    runner = CIRunner(ci_settings, docker_client, spares=True)
+    runner = CIRunner(ci_settings, DockerProvider(ci_settings, docker_client), spares=True)
     try:
         assert runner.run(request).status is CIStatus.PASSED  # starts its own and a spare
         with sandboxes_created(docker_client) as created:

@@ -14,7 +14,9 @@ from arena.store.pool import open_pool
 from arena.store.settings import ServiceSettings
 from arena.tasks.schema import Task
 from ci_runner import CISettings
-from ci_runner.images import WORKSPACE, ImageBuilder
+from ci_runner.image_layout import WORKSPACE
+from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.conftest import MakeRepo
 from workers.services import Services
 
@@ -47,7 +49,9 @@ def test_a_service_sandbox_runs_under_the_memory_and_disk_of_arena_limits(
             "repo": repo,
             "base_commit": commit,
             "language": "python",
-            "image": ImageBuilder(docker_client, ci_settings).ensure("python"),
+            "image": ImageBuilder(DockerProvider(ci_settings, docker_client), ci_settings).ensure(
+                "python"
+            ),
             "patch": "",
             "pipeline": {
                 "steps": [{"name": "limits", "run": PROBE}],

@@ -23,7 +23,9 @@ from arena.tasks.schema import Language, Task
 from arena.tasks.sources import library_path
 from ci_runner import CISettings, Pipeline
 from ci_runner.environments import EnvironmentBuilder, EnvironmentRecord
-from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
+from ci_runner.image_layout import ENV_IMAGE_LABEL
+from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.env_builds import build_settings, remove_built_images, run_arena_building
 from tests.ci_runner.env_projects import PYTHON_FILES, python_pipeline
 from tests.conftest import MakeRepo
@@ -93,7 +95,9 @@ def test_gc_removes_the_images_of_tasks_gone_from_the_library_and_keeps_the_rest
     repo, commit = make_repo(PYTHON_FILES)
     kept_task = _task("still-here-1", repo, commit, _SETUP_ONLY)
     write_jsonl(library_path(settings.cache_dir), [kept_task])
-    environments = EnvironmentBuilder(ImageBuilder(docker_client, settings))
+    environments = EnvironmentBuilder(
+        ImageBuilder(DockerProvider(settings, docker_client), settings)
+    )
     state = environments.state(environment_spec(kept_task))
     assert state is not None and state.tag is not None
     kept, gone = state.tag, f"arena/env-python:gc-test-{uuid.uuid4().hex[:12]}"
@@ -144,7 +148,9 @@ def test_build_env_with_jobs_estimates_first_then_builds_in_parallel_keeping_the
     assert built.returncode == 2, built.stdout + built.stderr
     assert "disk estimate (rough) for 3 build(s)" in built.stderr, built.stderr
     assert "free on the engine's disk" in built.stderr
-    environments = EnvironmentBuilder(ImageBuilder(docker_client, settings))
+    environments = EnvironmentBuilder(
+        ImageBuilder(DockerProvider(settings, docker_client), settings)
+    )
     tag = environments.ensure(environment_spec(good))
     names = {"bad-1", "good-1", "bad-2"}
     cells = [line.split() for line in built.stdout.splitlines()]

@@ -24,13 +24,15 @@ def test_a_finished_run_is_kept_and_a_timeout_or_an_infrastructure_fault_never(
     settings = CISettings(cache_dir=tmp_path / "cache")
     try:
         runner = ScriptedRunner(settings, [LOST, TIMEOUT, TIMEOUT, PASSED])
-        stored = TaskCI(runner, FixedImages(runner.client, settings), StoredResults(pool))
+        stored = TaskCI(runner, FixedImages(runner.provider, settings), StoredResults(pool))
         with pytest.raises(SandboxLost):
             stored.run(tiny_task(), ())
         assert stored.run(tiny_task(), ()).status is CIStatus.TIMEOUT  # re-run once
         assert stored.run(tiny_task(), ()).status is CIStatus.PASSED
         again = TaskCI(
-            ScriptedRunner(settings, []), FixedImages(runner.client, settings), StoredResults(pool)
+            ScriptedRunner(settings, []),
+            FixedImages(runner.provider, settings),
+            StoredResults(pool),
         )
         assert again.run(tiny_task(), ()).status is CIStatus.PASSED  # another worker: kept
         assert runner.runs == 4

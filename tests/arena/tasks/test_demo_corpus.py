@@ -16,6 +16,7 @@ from arena.tasks.schema import Language, Task
 from arena.tasks.validation import validate_task
 from ci_runner import CIRunner, CISettings, CIStatus, SandboxError
 from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.workspace import Workspaces
 
 
@@ -28,7 +29,7 @@ def demo(ci_settings: CISettings) -> list[Task]:
 @pytest.fixture(scope="session")
 def task_ci(runner: CIRunner, ci_settings: CISettings, images: dict[str, str]) -> TaskCI:
     return TaskCI(
-        runner, ImageBuilder(runner.client, ci_settings), ci_settings.cache_dir / "ci-results"
+        runner, ImageBuilder(runner.provider, ci_settings), ci_settings.cache_dir / "ci-results"
     )
 
 
@@ -75,7 +76,11 @@ def test_a_stored_validation_stands_while_the_task_is_unchanged(
     task = demo[0]
     stored = task.model_copy(update={"validation": validate_task(task, task_ci)})
     dead = docker.DockerClient(base_url=f"unix://{tmp_path}/no-engine.sock", version="1.41")
-    offline = TaskCI(CIRunner(ci_settings, dead), ImageBuilder(dead, ci_settings), None)
+    offline = TaskCI(
+        CIRunner(ci_settings, DockerProvider(ci_settings, dead)),
+        ImageBuilder(DockerProvider(ci_settings, dead), ci_settings),
+        None,
+    )
     assert validate_task(stored, offline) == stored.validation  # no CI needed
     changed = stored.model_copy(update={"patch": stored.patch + "\n"})
     with pytest.raises(SandboxError, match="cannot inspect image"):

@@ -15,6 +15,7 @@ from arena.tasks.schema import Task, TaskKind
 from arena.tasks.validation import ValidationIncomplete, judge_validation, validate_task
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus, Limits, TestOutcome
 from ci_runner.images import ImageBuilder
+from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.projects import PYTHON
 from tests.conftest import MakeRepo
 
@@ -154,7 +155,11 @@ def test_a_task_without_gold_tests_is_ci_judged_end_to_end(
     tmp_path: Path,
 ) -> None:
     task = _task(make_repo)
-    task_ci = TaskCI(counting, ImageBuilder(docker_client, ci_settings), tmp_path / "results")
+    task_ci = TaskCI(
+        counting,
+        ImageBuilder(DockerProvider(ci_settings, docker_client), ci_settings),
+        tmp_path / "results",
+    )
     v = validate_task(task, task_ci)
     assert task.kind is TaskKind.CI_JUDGED and v.kind is TaskKind.CI_JUDGED
     assert v.valid, v.reason
@@ -178,7 +183,11 @@ def test_a_timeout_is_rerun_once_and_a_timed_out_validation_is_never_stored(
         "report": {"format": "junit", "path": "report.xml"},
     }
     task = _task(make_repo, pipeline=slow, test_patch=PYTHON.fix)
-    task_ci = TaskCI(counting, ImageBuilder(docker_client, ci_settings), tmp_path / "results")
+    task_ci = TaskCI(
+        counting,
+        ImageBuilder(DockerProvider(ci_settings, docker_client), ci_settings),
+        tmp_path / "results",
+    )
     with pytest.raises(ValidationIncomplete, match="timed out twice; not stored"):
         validate_task(task, task_ci)
     assert counting.runs == 4  # two replicas of the first tree, each re-run once
@@ -200,7 +209,7 @@ def test_the_result_cache_is_keyed_by_limits_and_the_images_id(
     docker_client.images.get(images["python"]).tag(tag)
     try:
         task = _task(make_repo, image=tag)
-        builder = ImageBuilder(docker_client, ci_settings)
+        builder = ImageBuilder(DockerProvider(ci_settings, docker_client), ci_settings)
         first = TaskCI(counting, builder, tmp_path / "results")
         assert first.run(task, (PYTHON.fix,)).status is CIStatus.PASSED
         assert first.run(task, (PYTHON.fix,)).status is CIStatus.PASSED

@@ -20,11 +20,13 @@ import pytest
 from arena.tasks.gitrepo import commit_directory
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Limits, Pipeline, SandboxError
 from ci_runner.environments import CACHE_DIR, EnvironmentBuilder, EnvironmentSpec
-from ci_runner.images import ENV_IMAGE_LABEL, ImageBuilder
+from ci_runner.image_layout import ENV_IMAGE_LABEL
+from ci_runner.images import ImageBuilder
 from ci_runner.outcome import step_problem
 from ci_runner.sandbox import DockerSandbox, StopCause, sweep_orphans
 from ci_runner.sandbox.cache_layer import CacheLayerUnavailable, is_full, own_layer_dir
 from ci_runner.sandbox.docker import LABEL
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.types import StepResult
 from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import GO_FILES, GO_PIPELINE
@@ -87,7 +89,9 @@ def go_env(
     write_tree(root / "src", GO_FILES)
     repo = root / "repo.git"
     commit = commit_directory(root / "src", repo)
-    builder = EnvironmentBuilder(ImageBuilder(docker_client, env_settings))
+    builder = EnvironmentBuilder(
+        ImageBuilder(DockerProvider(env_settings, docker_client), env_settings)
+    )
     spec = EnvironmentSpec(repo=str(repo), commit=commit, language="go", pipeline=GO_PIPELINE)
     yield str(repo), commit, builder.ensure(spec)
     remove_built_images(docker_client, env_settings)
@@ -163,7 +167,7 @@ def test_a_run_writing_3_gb_into_its_caches_fails_at_the_limit_and_the_host_disk
         }
     ]
     request = _request(go_env, steps).model_copy(update={"limits": Limits(disk_mb=limit_mb)})
-    runner = CIRunner(env_settings, docker_client)
+    runner = CIRunner(env_settings, DockerProvider(env_settings, docker_client))
     mounted = _layer_mounts()
     with FreeDisk(_engine_root(docker_client)) as disk:
         result = runner.run(request)
@@ -196,7 +200,7 @@ def test_an_ordinary_run_reads_the_images_caches_and_writes_within_the_limit(
         {"name": "write", "run": f"dd if=/dev/zero of={CACHE_DIR}/new bs=1M count=200"},
         {"name": "delete", "run": f"rm -rf {CACHE_DIR}/go-build && test ! -e {CACHE_DIR}/go-build"},
     ]
-    runner = CIRunner(env_settings, docker_client)
+    runner = CIRunner(env_settings, DockerProvider(env_settings, docker_client))
     result = runner.run(_request(go_env, steps).model_copy(update={"limits": Limits(disk_mb=256)}))
     assert result.status is CIStatus.PASSED, (
         result.error,

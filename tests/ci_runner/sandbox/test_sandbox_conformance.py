@@ -19,7 +19,7 @@ import docker
 import pytest
 
 from ci_runner import CISettings, Limits, SandboxError
-from ci_runner.images import WORKSPACE
+from ci_runner.image_layout import WORKSPACE
 from ci_runner.providers import PROVIDERS, provider_for
 from ci_runner.sandbox import (
     DockerSandbox,

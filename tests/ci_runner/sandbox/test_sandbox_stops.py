@@ -25,6 +25,7 @@ from ci_runner.images import ImageBuilder
 from ci_runner.outcome import overall_status, step_problem
 from ci_runner.sandbox import SandboxLost, StopCause
 from ci_runner.sandbox.docker import LABEL, StopFacts, _suspicious, judge_stop
+from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.types import StepResult
 from tests.conftest import MakeRepo
 
@@ -208,7 +209,11 @@ def test_a_kill_from_outside_during_a_step_is_infrastructure_and_never_cached(
 ) -> None:
     task = _task(make_repo, images["python"], [{"name": "test", "run": "sleep 29"}])
     results = tmp_path / "results"
-    task_ci = TaskCI(runner, ImageBuilder(docker_client, runner._settings), results)
+    task_ci = TaskCI(
+        runner,
+        ImageBuilder(DockerProvider(runner._settings, docker_client), runner._settings),
+        results,
+    )
     started = time.monotonic()
     for how in ("SIGKILL", "SIGKILL", "SIGTERM", "SIGKILL", "remove", "SIGKILL"):
         done = threading.Event()

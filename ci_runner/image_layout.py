@@ -1,0 +1,14 @@
+"""What every CI image shares: its unprivileged user, the workspace, and where an environment
+image keeps its warm caches. A leaf module, so that image builds and sandboxes agree on these
+without importing each other."""
+
+from __future__ import annotations
+
+# an environment image (ci_runner.environments) carries this label: its warm caches sit in its
+# own, top layer at ENV_CACHE_DIR, and its sandboxes mount there a bounded overlay over that
+# layer (ci_runner.sandbox.cache_layer) instead of copying the caches into a volume every run
+ENV_IMAGE_LABEL = "arena.env"
+ENV_CACHE_DIR = "/opt/arena/cache"
+SANDBOX_UID = 1000
+SANDBOX_HOME = "/home/arena"
+WORKSPACE = "/workspace"
