@@ -270,8 +270,8 @@ class ImageBuilder:
     def _with_go(self, language: str, source: str, release: str, progress: Progress) -> str:
         """`source` with Go `release` fetched from the module proxy, committed as an image.
 
-        A container (not a Dockerfile) does the fetch, so that the build's CA bundle goes in
-        beside it and is gone before the commit, as in an environment build.
+        A provider build box (not a Dockerfile) does the fetch, so that the build's CA bundle
+        goes in beside it and is gone before the commit, as in an environment build.
         """
         tag = self._go_tag(language, source, release)
         if self._image_id(tag):
