@@ -306,9 +306,9 @@ class EnvironmentBuilder:
         return tuple(missing)
 
     def disk(self) -> EngineDisk:
-        """The environment images of the engine with their sizes (as `docker system df -v`
-        counts them), and the free space of the engine's data root when it is on this
-        machine."""
+        """The environment images of the provider's store with their sizes (as it counts
+        them: Docker's as `docker system df -v`), and the free space of its data root when
+        that is on this machine."""
         usage = self._provider.images.usage()
         return EngineDisk(environment_images(usage.images), usage.free_bytes, usage.data_root)
 

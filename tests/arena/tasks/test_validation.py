@@ -118,7 +118,7 @@ class CountingRunner(CIRunner):
     """The real runner, counting the sandboxes it starts."""
 
     def __init__(self, settings: CISettings, client: docker.DockerClient) -> None:
-        super().__init__(settings, client)
+        super().__init__(settings, DockerProvider(settings, client))
         self.runs = 0
 
     def run(self, request: CIRequest, *args: object, **kwargs: object) -> CIResult:
