@@ -28,10 +28,6 @@ from ci_runner.services import (
 )
 
 
-def _quiet(_: str) -> None:
-    return None
-
-
 class RunningServices:
     """The service containers beside one job container; `close` removes them all."""
 
@@ -102,7 +98,7 @@ def start_services(
     images: ServiceImages,
     services: Mapping[str, Service],
     job: DockerSandbox,
-    progress: Progress = _quiet,
+    progress: Progress,
 ) -> RunningServices:
     """Start the job's services in the job container's network namespace and wait until each
     accepts connections; on failure, whatever started is removed again."""
