@@ -24,6 +24,7 @@ from tests.servers import Postgres, postgres_server
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups set here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that reaches the engine through `docker_client` (itself or by a fixture it
     uses) is a Docker test whether or not its module says so: `./dev test --fast` leaves
@@ -32,6 +33,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "docker_client" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docker)
     _waiting_tests_first(items)
+    _compose_beside_the_engine_tests(items)
+
+
+def _compose_beside_the_engine_tests(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (the Docker half of `./dev test`), the compose stack runs on
+    one worker while every other Docker test runs in order on the other: the stack is its own
+    project (its own containers, networks and volumes, its sandboxes labelled with its own
+    host), so the two halves share only the engine, and its build waits overlap the rest."""
+    for item in items:
+        if item.get_closest_marker("docker") is None:
+            continue
+        group = "compose" if "tests/deploy/" in item.nodeid else "engine"
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _waiting_tests_first(items: list[pytest.Item]) -> None:
