@@ -1,18 +1,17 @@
-"""Whether the Docker engine this process would run sandboxes on answers, in one line."""
+"""Whether the engine this process would run sandboxes on answers, in one line."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import docker
+from ci_runner.config import CISettings
+from ci_runner.providers import provider_for
 
-from ci_runner.engine import ENGINE_ERRORS
+PROBE_TIMEOUT_S = 3  # a health check waits this long for the engine, no longer
 
 
-def engine_check() -> dict[str, Any]:
-    """Ping the engine this process would run sandboxes on."""
-    try:
-        docker.from_env(timeout=3).ping()
-    except ENGINE_ERRORS as exc:
-        return {"ok": False, "reason": f"no Docker engine answers: {type(exc).__name__}: {exc}"}
-    return {"ok": True, "reason": None}
+def engine_check(settings: CISettings) -> dict[str, Any]:
+    """Probe the engine of the provider `settings` name (Docker unless ARENA_SANDBOX_PROVIDER
+    says otherwise)."""
+    why = provider_for(settings).unreachable(PROBE_TIMEOUT_S)
+    return {"ok": why is None, "reason": why}

@@ -10,9 +10,11 @@ from ci_runner.errors import SandboxError
 ENGINE_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException)
 
 
-def connect() -> docker.DockerClient:
+def connect(timeout_s: int = 120) -> docker.DockerClient:
+    """A client of the engine the environment names (DOCKER_HOST, or the local socket) that
+    has answered a ping; `timeout_s` bounds each of its calls."""
     try:
-        client = docker.from_env(timeout=120)
+        client = docker.from_env(timeout=timeout_s)
         client.ping()
     except ENGINE_ERRORS as exc:
         raise SandboxError(

@@ -113,3 +113,9 @@ def test_only_the_docker_provider_names_docker() -> None:
         "ci_runner", skip=("ci_runner/sandbox/", "ci_runner/engine.py", "ci_runner/providers.py")
     )
     assert _offenders(above, DOCKER) == {}
+
+
+def test_the_engine_and_its_drivers_reach_docker_only_through_a_provider() -> None:
+    """Health checks and commands included: they ask `ci_runner.providers` for one."""
+    for package in ("arena", "api", "workers"):
+        assert _offenders(_imports(package), DOCKER) == {}, package

@@ -44,7 +44,7 @@ def _docker(s: ServicesDep, broker_up: bool) -> Check:
             replies = []
     reports = {w: r for reply in replies for w, r in reply.items() if isinstance(r, dict)}
     if not reports:
-        local = engine_check()
+        local = engine_check(s.ci_settings)
         return Check(ok=local["ok"], reason=local["reason"])
     down = {w: r["reason"] for w, r in sorted(reports.items()) if not r.get("ok")}
     if len(down) == len(reports):

@@ -96,14 +96,12 @@ def worker(
     apply(settings.database_url)
     commit_demo_repos(ci.cache_dir)
     if Queue.CI.value in wanted:  # sandboxes of a CI worker that was killed on this host
-        from docker.errors import DockerException
-
         from ci_runner.errors import SandboxError
         from ci_runner.providers import provider_for
 
         try:
             provider_for(ci).sweep()
-        except (DockerException, SandboxError) as exc:  # another sweep got there first
+        except SandboxError as exc:  # another sweep got there first
             stderr.print(f"[yellow]warning:[/] sweeping dead sandboxes: {exc}", highlight=False)
     from celery.utils.nodenames import host_format
 

@@ -54,6 +54,14 @@ class DockerProvider(SandboxProvider):
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"the Docker engine does not answer: {exc}") from exc
 
+    def unreachable(self, timeout_s: int) -> str | None:
+        # a client of its own: the provider's keeps its long timeout for builds and runs
+        try:
+            connect(timeout_s).close()
+        except SandboxError as exc:
+            return str(exc)
+        return None
+
     @property
     def images(self) -> DockerImageStore:
         if self._images is None:
@@ -138,4 +146,7 @@ class DockerProvider(SandboxProvider):
         return start_services(images, services, job, progress)
 
     def sweep(self, max_age_s: float | None = None) -> list[str]:
-        return sweep_orphans(self.client, max_age_s=max_age_s)
+        try:
+            return sweep_orphans(self.client, max_age_s=max_age_s)
+        except ENGINE_ERRORS as exc:  # another sweep removed a container first, say
+            raise SandboxError(f"the Docker engine failed it: {exc}") from exc

@@ -48,6 +48,12 @@ class SandboxProvider(ABC):
         """Reach the provider's engine now; SandboxError (saying how to get one) when none
         answers. Every other call reaches it on first use anyway."""
 
+    @abstractmethod
+    def unreachable(self, timeout_s: int) -> str | None:
+        """Why the engine this provider would run sandboxes on does not answer within
+        `timeout_s`, or None when it does: a health check's probe, which must neither raise
+        nor wait on an engine that accepts and stalls."""
+
     @property
     @abstractmethod
     def images(self) -> ImageStore:
@@ -98,4 +104,5 @@ class SandboxProvider(ABC):
 
     @abstractmethod
     def sweep(self, max_age_s: float | None = None) -> list[str]:
-        """Remove what this provider started for a process that is gone (or too old)."""
+        """Remove what this provider started for a process that is gone (or too old);
+        SandboxError when the engine fails it."""
