@@ -33,28 +33,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "docker_client" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docker)
     _waiting_tests_first(items)
-    _long_tests_beside_the_rest(items)
+    _compose_beside_the_rest(items)
 
 
-# the long Docker tests that share nothing with the others but the engine: the compose stack
-# (its own project: containers, networks, volumes, sandboxes labelled with its own host) and
-# the real tasks (their own repos, caches and environment images)
-ON_THEIR_OWN = (
-    "tests/deploy/",
-    "tests/arena/test_real_python_task.py",
-    "tests/arena/test_real_shaped_tasks.py",
-)
-
-
-def _long_tests_beside_the_rest(items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup` (the Docker half of `./dev test`), the tests of ON_THEIR_OWN
-    run in order on one worker while every other Docker test runs in order on the other, so
-    their builds and waits overlap (measured: 47m45 for the Docker half one test at a time,
-    36m36 with the compose stack alone beside the rest)."""
+def _compose_beside_the_rest(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (the Docker half of `./dev test`), the compose stack runs on
+    one worker while every other Docker test runs in order on the other: the stack is its own
+    project (its containers, networks and volumes, its sandboxes labelled with its own host),
+    so the two share only the engine, and its builds and waits overlap the rest (measured:
+    47m45 for the Docker half one test at a time, 36m36 so). The real tasks joined it once
+    (40m45: the stack then started last), and a test that reads the engine's mount table
+    (test_cache_layer) met their sandboxes: it now tells leaks from other processes' layers."""
     for item in items:
         if item.get_closest_marker("docker") is None:
             continue
-        group = "own" if item.nodeid.startswith(ON_THEIR_OWN) else "engine"
+        group = "compose" if item.nodeid.startswith("tests/deploy/") else "engine"
         item.add_marker(pytest.mark.xdist_group(group))
 
 
