@@ -342,7 +342,6 @@ def seed(database_url: str, cache_dir: Path) -> None:
         ensure_baselines(pool)
         many = many_models(100, 3000)
         register_many(pool, sorted({m.a for m in many} | {m.b for m in many}))
-        store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)), database_now(pool))
         specs = {r.name: r.spec for r in list_models(pool, False)}
         task = demo_tasks(cache_dir / "demo-repos")[0]
         task = task.model_copy(update={"problem_statement": f"# Bug\n\nadd() subtracts. {HOSTILE}"})
@@ -372,6 +371,10 @@ def seed(database_url: str, cache_dir: Path) -> None:
         seed_legs(pool)
         seed_fault(pool, cache_dir, specs)
         seed_adaptive(pool, cache_dir, specs)
+        # stored last, once every model is registered: the cutoff window's board is named by
+        # the models' cutoffs, so a model added after it (the faulty one) would make the API
+        # ask a worker for a fresh one, computed from the few stored matches, mid-test
+        store_snapshots(pool, None, snapshots(many, 20, model_dates(pool)), database_now(pool))
     finally:
         pool.close()
 

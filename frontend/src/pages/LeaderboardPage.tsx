@@ -232,13 +232,21 @@ const oneOf = <T extends string>(allowed: readonly T[], v: string): T | undefine
 export function LeaderboardPage() {
   const [params, setParams] = useSearchParams();
   const f = parseFilters(params);
-  // changes build on the latest filters, not this render's: two quick changes before the
-  // URL re-renders the page would otherwise lose the first
+  // Changes build on the latest filters, not this render's: two quick changes before the
+  // URL re-renders the page would otherwise lose the first. The router applies a navigation
+  // in a transition, so a render in between (a board arriving) still shows the old URL: the
+  // filters are taken from the URL only when it really changed (a change landing, or the
+  // browser's back button), and each change lands at once (flushSync) rather than queueing.
+  const key = params.toString();
+  const seen = useRef(key);
   const latest = useRef(f);
-  latest.current = f;
+  if (seen.current !== key) {
+    seen.current = key;
+    latest.current = f;
+  }
   const set = (change: (f: BoardFilters) => BoardFilters) => {
     latest.current = change(latest.current);
-    setParams(filtersToParams(latest.current));
+    setParams(filtersToParams(latest.current), { flushSync: true });
   };
   const board = useLeaderboard(apiQuery(f));
   const rows = useMemo(() => board.data?.rows ?? [], [board.data]);
