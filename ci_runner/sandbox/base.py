@@ -87,7 +87,9 @@ class Sandbox(ABC):
         timeout_s: float,
         max_output_bytes: int,
     ) -> ExecResult:
-        """Run `command` with bash; on timeout the whole sandbox is killed."""
+        """Run `command` with bash; on timeout the whole sandbox is killed. Its output is
+        stdout and stderr as one log in the order written, as a CI log shows them: reports
+        are read from it, and a line split by another stream's loses its test."""
 
     @abstractmethod
     def write_tree(self, source: Path, destination: str) -> None:

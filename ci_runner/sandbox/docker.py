@@ -463,7 +463,11 @@ class DockerSandbox(Sandbox):
         max_output_bytes: int,
     ) -> ExecResult:
         started = time.monotonic()
-        script = self._prologue + 'exec bash --noprofile --norc -eo pipefail -c "$1"'
+        # one pipe for both streams, in the container: the engine carries stdout and stderr as
+        # two streams whose order it does not keep, and under load a runner's stderr line
+        # (cargo's `Running ...`) landed inside a test's stdout line (`test x ... ok`), so the
+        # report lost that test (a tripwire: the run was judged forged) and the runner's count
+        script = self._prologue + 'exec bash --noprofile --norc -eo pipefail -c "$1" 2>&1'
         exec_id = self._exec_create(
             ["bash", "--noprofile", "--norc", "-c", script, "arena-step", command],
             stdout=True,

@@ -153,4 +153,13 @@ def test_a_real_shaped_task_imports_validates_offline_and_oracle_beats_null(
     prepared = arena.prepare(task)
     assert prepared.validation.valid and prepared.validation.fail_to_pass
     record = arena.play_match(prepared, OraclePlayer(), NullPlayer())
-    assert record.result == "oracle" and record.score == {"oracle": 2, "null": 0}
+    rounds = [  # what decided each round, should it ever go another way
+        {
+            **r.summary(),
+            "runs": {k: (v.status, v.error, round(v.duration_s)) for k, v in r.runs.items()},
+        }
+        for r in record.rounds
+    ]
+    assert record.result == "oracle" and record.score == {"oracle": 2, "null": 0}, json.dumps(
+        rounds, indent=1, default=str
+    )

@@ -126,6 +126,14 @@ def test_exec_reports_output_and_exit_code_with_pipefail(sandbox: Sandbox) -> No
     assert _sh(sandbox, "false | true; echo never")[0] == 1
 
 
+def test_stdout_and_stderr_are_one_log_in_the_order_written(sandbox: Sandbox) -> None:
+    # a test runner's pattern: a result line written in two parts on stdout, then the next
+    # binary announced on stderr (libtest under cargo); the report is read from this log
+    script = 'for i in $(seq 300); do printf "test t$i ... "; printf "ok\\n"; echo "Running $i" >&2; done'
+    expected = "".join(f"test t{i} ... ok\nRunning {i}\n" for i in range(1, 301))
+    assert _sh(sandbox, script) == (0, expected)
+
+
 def test_write_tree_copies_files_and_no_host_path_is_mounted(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
