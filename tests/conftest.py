@@ -24,6 +24,7 @@ from tests.servers import Postgres, postgres_server
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups set here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that reaches the engine through `docker_client` (itself or by a fixture it
     uses) is a Docker test whether or not its module says so: `./dev test --fast` leaves
@@ -32,6 +33,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "docker_client" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docker)
     _waiting_tests_first(items)
+    _compose_beside_the_rest(items)
+
+
+def _compose_beside_the_rest(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (the Docker half of `./dev test`), the compose stack runs on
+    one worker while every other Docker test runs in order on the other: the stack is its own
+    project (its containers, networks and volumes, its sandboxes labelled with its own host),
+    so the two share only the engine, and its builds and waits overlap the rest (measured:
+    47m45 for the Docker half one test at a time, 36m36 so). The real tasks joined it once
+    (40m45: the stack then started last), and a test that reads the engine's mount table
+    (test_cache_layer) met their sandboxes: it now tells leaks from other processes' layers.
+    The load of the stack beside them once turned the rust real-shaped match into a tie: the
+    engine reordered a step's stdout and stderr, which broke libtest's lines; a step's log is
+    now one stream in the container (ci_runner/sandbox/docker.py)."""
+    for item in items:
+        if item.get_closest_marker("docker") is None:
+            continue
+        group = "compose" if item.nodeid.startswith("tests/deploy/") else "engine"
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _waiting_tests_first(items: list[pytest.Item]) -> None:
