@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from arena.tasks.demo import demo_tasks
+from arena.tasks.schema import Task
 from tests.arena.scripted_server import Reply, scripted_server
 from tests.servers import free_port
 
@@ -168,19 +169,19 @@ def _docker_bridge_address() -> str:
     return addresses[addresses.index("inet") + 1].split("/")[0]
 
 
-def _container_demo_corpus(work: Path) -> bytes:
+def _container_demo_corpus(tasks: list[Task]) -> bytes:
     """The demo corpus as JSONL, its repos where the containers commit them (same SHAs)."""
     lines = []
-    for task in demo_tasks(work / "demo-repos"):
+    for task in tasks:
         repo = f"{CONTAINER_CACHE}/demo-repos/{Path(task.repo).name}"
         lines.append(task.model_copy(update={"repo": repo}).model_dump_json())
     return ("\n".join(lines) + "\n").encode()
 
 
-def _one_per_language(work: Path) -> list[str]:
-    """The first demo task of each language."""
+def _one_per_language(tasks: list[Task]) -> list[str]:
+    """The first task of each language."""
     first: dict[str, str] = {}
-    for task in demo_tasks(work / "demo-repos"):
+    for task in tasks:
         first.setdefault(task.language.value, task.instance_id)
     return sorted(first.values())
 
@@ -227,14 +228,15 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
             "model": "scripted-1", "api_key": "sk-compose-test", "organization": "Test Lab"})  # fmt: skip
         assert created.status_code == 201, created.text
 
+        demo = demo_tasks(stack.work / "demo-repos")
         imported = api.post("/api/tasks/import", headers=ADMIN,
-                            files={"file": ("demo.jsonl", _container_demo_corpus(stack.work))})  # fmt: skip
+                            files={"file": ("demo.jsonl", _container_demo_corpus(demo))})  # fmt: skip
         assert imported.status_code == 200, imported.text
         ids = [t["instance_id"] for t in imported.json()["imported"]]
         assert len(ids) == 8 and imported.json()["errors"] == [], imported.text
 
         # one task of each language: every toolchain plays, at half the eight tasks' CI time
-        played = _one_per_language(stack.work)
+        played = _one_per_language(demo)
         assert set(played) <= set(ids), played
         started = api.post("/api/tournaments", headers=ADMIN,
                            json={"models": ["scripted", "oracle", "null"], "tasks": played})  # fmt: skip
