@@ -90,9 +90,19 @@ def postgres() -> Iterator[Postgres]:
 
 
 @pytest.fixture
-def database_url(postgres: Postgres) -> str:
-    """A fresh database for each test."""
-    return postgres.new_database()
+def database_url(postgres: Postgres) -> Iterator[str]:
+    """A fresh database for each test, holding the schema (what every store test starts from)."""
+    url = postgres.new_database()
+    yield url
+    postgres.drop_database(url)
+
+
+@pytest.fixture
+def empty_database_url(postgres: Postgres) -> Iterator[str]:
+    """A fresh database without the schema, for the migrations themselves."""
+    url = postgres.new_database(migrated=False)
+    yield url
+    postgres.drop_database(url)
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -18,6 +19,10 @@ from pathlib import Path
 import psycopg
 import pytest
 import redis
+
+from arena.store.migrate import migrate
+
+_SCRATCH_ROOM = 2 * 1024**3  # a session's servers stay well under this
 
 
 def free_port() -> int:
@@ -54,6 +59,7 @@ class Postgres:
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        options += " -c dynamic_shared_memory_type=mmap"  # in the data directory, gone with it
         subprocess.run(
             _as_postgres(
                 [
@@ -79,17 +85,49 @@ class Postgres:
             capture_output=True,
         )
 
-    def new_database(self) -> str:
+    def new_database(self, migrated: bool = True) -> str:
+        """A fresh database, by default holding the schema: cloned from a template migrated
+        once per server (measured: a migration costs 0.1 s of CPU, a clone 0.015 s)."""
         name = f"t_{uuid.uuid4().hex[:12]}"
+        template = f" TEMPLATE {self._migrated_template()} STRATEGY FILE_COPY" if migrated else ""
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
+            conn.execute(f"CREATE DATABASE {name}{template}")
         return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        """Keeps a RAM-backed server small over a long session; the test's connections go too."""
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def _migrated_template(self) -> str:
+        name = "arena_migrated"
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            if found is None:
+                conn.execute(f"CREATE DATABASE {name}")
+        if found is None:
+            migrate(self.url(name))  # its connection is closed on return, as cloning needs
+        return name
+
+
+def _scratch_parent() -> str | None:
+    """Where a throwaway server keeps its files: in RAM when there is room.
+
+    They are dropped at the end, so fsyncs to a disk buy nothing; on this project's virtual
+    disk each CREATE DATABASE cost 0.2-0.45 s of CPU, against 0.015 s in /dev/shm.
+    """
+    shm = Path("/dev/shm")
+    with contextlib.suppress(OSError):
+        if os.access(shm, os.W_OK) and shutil.disk_usage(shm).free >= _SCRATCH_ROOM:
+            return str(shm)
+    return None  # tempfile's default directory
 
 
 @contextmanager
 def postgres_server() -> Iterator[Postgres]:
     """Under its own /tmp directory: pytest's temp dirs are closed to the postgres user."""
-    directory = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+    directory = Path(tempfile.mkdtemp(prefix="arena-pg-", dir=_scratch_parent()))
     if os.geteuid() == 0:
         shutil.chown(directory, "postgres", "postgres")
     server = Postgres(directory, free_port())

@@ -11,7 +11,6 @@ from pydantic import SecretStr
 
 from api.core.config import ApiSettings
 from api.main import create_app
-from arena.store.migrate import migrate
 from ci_runner import CISettings
 from tests.servers import Redis
 from tests.workers.conftest import broker, service_env, workers  # noqa: F401 (fixtures)
@@ -23,7 +22,6 @@ ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture
 def api_settings(database_url: str, broker: Redis, tmp_path: Path) -> ApiSettings:  # noqa: F811
-    migrate(database_url)
     return ApiSettings(
         database_url=database_url,
         broker_url=broker.url,

@@ -18,7 +18,6 @@ from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import stored_spec
 from arena.protocol import Winner
 from arena.store.matches import load_match, store_answer, store_round
-from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from arena.store.tournaments import create_tournament, unfinished_matches
 from arena.tasks.demo import demo_sources, demo_tasks
@@ -103,7 +102,6 @@ def test_the_services_rounds_are_judged_as_the_command_lines(
     players: dict[str, Player] = {
         p.name: p for p in (OraclePlayer(), PartialPlayer(), NullPlayer())
     }
-    migrate(database_url)
     pool = open_pool(database_url, max_size=2)
     try:
         models = {name: stored_spec(name, None) for name in players}

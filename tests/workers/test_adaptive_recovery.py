@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 
-from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from arena.store.tournaments import create_tournament
 from tests.arena.store.test_adaptive import BASELINE, _open_matches, _task
@@ -16,7 +15,6 @@ def test_the_reconciler_schedules_an_adaptive_tournament_whose_message_was_lost(
     service_env: dict[str, str], workers: Workers
 ) -> None:
     url = service_env["ARENA_DATABASE_URL"]
-    migrate(url)
     pool = open_pool(url)
     try:
         config = {"goal": {"separate": True}, "budget": {}, "in_flight": 3}

@@ -9,7 +9,6 @@ import docker
 import pytest
 
 from arena.scrub import KnownSecrets
-from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from arena.store.settings import ServiceSettings
 from arena.tasks.schema import Task
@@ -59,7 +58,6 @@ def test_a_service_sandbox_runs_under_the_memory_and_disk_of_arena_limits(
             },
         }
     )
-    migrate(database_url)
     pool = open_pool(database_url, max_size=2)
     try:
         service = Services(settings=ServiceSettings(), pool=pool, redis=None, slots=None, secrets=KnownSecrets())  # type: ignore[arg-type]  # fmt: skip

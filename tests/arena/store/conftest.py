@@ -6,13 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.store.migrate import migrate
 from arena.store.pool import Pool, open_pool
 
 
 @pytest.fixture
 def pool(database_url: str) -> Iterator[Pool]:
-    migrate(database_url)
     opened = open_pool(database_url)
     try:
         yield opened

@@ -9,7 +9,6 @@ import pytest
 
 from arena.ci import TaskCI
 from arena.store.ci_runs import StoredResults
-from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from ci_runner import CISettings, CIStatus
 from ci_runner.sandbox import SandboxLost
@@ -19,7 +18,6 @@ from tests.arena.test_ci_cache import LOST, PASSED, TIMEOUT, FixedImages, Script
 def test_a_finished_run_is_kept_and_a_timeout_or_an_infrastructure_fault_never(
     database_url: str, tmp_path: Path
 ) -> None:
-    migrate(database_url)
     pool = open_pool(database_url, max_size=2)
     settings = CISettings(cache_dir=tmp_path / "cache")
     try:

@@ -1,4 +1,5 @@
-"""Migrations on an empty database: the schema, its unique keys, and a second run that does nothing."""
+"""Migrations on an empty database (the schema, and a second run that does nothing), and the
+unique keys and checks of the migrated schema."""
 
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ def _columns(conn: psycopg.Connection[tuple[str, ...]], table: str) -> set[str]:
     return {r[0] for r in rows}
 
 
-def test_migrate_creates_the_schema_once(database_url: str) -> None:
-    assert migrate(database_url) == [
+def test_migrate_creates_the_schema_once(empty_database_url: str) -> None:
+    assert migrate(empty_database_url) == [
         "0001_schema",
         "0002_api",
         "0003_import_refusals",
         "0004_match_faults",
         "0005_adaptive",
     ]
-    assert migrate(database_url) == []
-    with psycopg.connect(database_url) as conn:
+    assert migrate(empty_database_url) == []
+    with psycopg.connect(empty_database_url) as conn:
         tables = {
             r[0]
             for r in conn.execute(
@@ -52,12 +53,13 @@ def test_migrate_creates_the_schema_once(database_url: str) -> None:
         )
 
 
-def test_concurrent_migrations_apply_once(database_url: str) -> None:
+def test_concurrent_migrations_apply_once(empty_database_url: str) -> None:
     import threading
 
     applied: list[list[str]] = []
     threads = [
-        threading.Thread(target=lambda: applied.append(migrate(database_url))) for _ in range(4)
+        threading.Thread(target=lambda: applied.append(migrate(empty_database_url)))
+        for _ in range(4)
     ]
     for t in threads:
         t.start()
@@ -113,7 +115,6 @@ def _seed(conn: psycopg.Connection[tuple[str, ...]]) -> None:
     ids=["task", "match", "round", "answer", "ci_run"],
 )
 def test_duplicates_are_impossible(database_url: str, duplicate: str) -> None:
-    migrate(database_url)
     with psycopg.connect(database_url) as conn:
         _seed(conn)
         with pytest.raises(psycopg.errors.UniqueViolation):
@@ -123,7 +124,6 @@ def test_duplicates_are_impossible(database_url: str, duplicate: str) -> None:
 def test_the_reverse_pair_is_another_match_but_a_model_never_meets_itself(
     database_url: str,
 ) -> None:
-    migrate(database_url)
     with psycopg.connect(database_url) as conn:
         _seed(conn)
         conn.execute(
@@ -148,7 +148,6 @@ def test_the_reverse_pair_is_another_match_but_a_model_never_meets_itself(
 def test_a_failed_matchs_fault_is_a_component_and_names_only_a_model_that_played(
     database_url: str, fault: str
 ) -> None:
-    migrate(database_url)
     with psycopg.connect(database_url) as conn:
         _seed(conn)
         conn.execute("INSERT INTO models (name, spec) VALUES ('c', '{}')")

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import time
 
-from arena.store.migrate import migrate
 from arena.store.pool import open_pool
 from arena.store.steps import ClaimState, claim_step, finish_step, give_up_step, release_step
 
 
 def test_claims_keep_two_workers_off_one_step_and_count_attempts(database_url: str) -> None:
-    migrate(database_url)
     pool = open_pool(database_url, max_size=2)
     try:
         assert claim_step(pool, "s", None, "w1", 30, 3).state is ClaimState.RUN
@@ -28,7 +26,6 @@ def test_claims_keep_two_workers_off_one_step_and_count_attempts(database_url: s
 
 
 def test_a_dead_owners_lease_runs_out_and_a_done_step_stays_done(database_url: str) -> None:
-    migrate(database_url)
     pool = open_pool(database_url, max_size=2)
     try:
         assert claim_step(pool, "s", None, "dead", 0.5, 3).state is ClaimState.RUN
@@ -44,7 +41,6 @@ def test_a_dead_owners_lease_runs_out_and_a_done_step_stays_done(database_url: s
 
 
 def test_a_step_given_up_after_its_last_attempt_is_failed_for_everyone(database_url: str) -> None:
-    migrate(database_url)
     pool = open_pool(database_url, max_size=2)
     try:
         assert claim_step(pool, "s", None, "w1", 30, 1).state is ClaimState.RUN

@@ -17,7 +17,7 @@ from arena.tasks.importer import import_jsonl
 from arena.tasks.schema import Task
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.workspace import Workspaces
-from tests.shared_data import shared_data
+from tests.shared_data import bundle_mirror, shared_data
 
 REAL = shared_data() / "swingarena-real"
 
@@ -47,13 +47,10 @@ EXPECTED: dict[str, tuple[str, str]] = {
 
 @pytest.fixture(scope="module")
 def bundle_mirrors(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`git clone --mirror` of every bundle, named OWNER+NAME.git as SOURCE.md suggests."""
+    """A mirror of every bundle, named OWNER+NAME.git as SOURCE.md suggests."""
     folder = tmp_path_factory.mktemp("real-mirrors")
     for bundle in sorted(REAL.glob("*.bundle")):
-        target = folder / f"{bundle.stem}.git"
-        subprocess.run(
-            ["git", "clone", "--quiet", "--mirror", str(bundle), str(target)], check=True
-        )
+        (folder / f"{bundle.stem}.git").symlink_to(bundle_mirror(bundle))
     return folder
 
 
@@ -70,7 +67,7 @@ def imported(
         # refs libgit2's fetch would bring, in a second instead of the ~40 s its local
         # transport takes to pack and index these repos (fetching itself: test_git_mirrors)
         source = f"https://github.com/{mirror.stem.replace('+', '/')}.git"
-        assert workspaces.fetch_location(source) == str(mirror)
+        assert Path(workspaces.fetch_location(source)) == mirror.resolve()
         clone = ["git", "clone", "--quiet", "--mirror", str(mirror)]
         subprocess.run([*clone, str(workspaces.mirror_path(source))], check=True)
     tasks: dict[str, Task] = {}

@@ -10,7 +10,7 @@ import pytest
 
 from arena.tasks.schema import job_refs
 from ci_runner.workflows import DerivedJobs, Refusal, UnsupportedJob, derive_pipelines
-from tests.shared_data import shared_data
+from tests.shared_data import bundle_mirror, shared_data
 
 REAL = shared_data() / "swingarena-real"
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is not here")
@@ -25,12 +25,10 @@ def _lines() -> dict[str, tuple[str, dict[str, object]]]:
     return out
 
 
-def _derive(instance: str, tmp_path_factory: pytest.TempPathFactory) -> DerivedJobs:
+def _derive(instance: str) -> DerivedJobs:
     language, record = _lines()[instance]
     repo = str(record["repo"])
-    mirror = tmp_path_factory.mktemp("m") / "r.git"
-    bundle = REAL / f"{repo.replace('/', '+')}.bundle"
-    subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(mirror)], check=True)
+    mirror = bundle_mirror(REAL / f"{repo.replace('/', '+')}.bundle")
 
     def show(path: str) -> str | None:
         done = subprocess.run(
@@ -60,18 +58,14 @@ def _ranked(derived: DerivedJobs) -> list[str]:
     ]
 
 
-def test_raft_plain_test_legs_rank_above_compat_and_32_bit_legs(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    ranked = _ranked(_derive("hashicorp__raft-605", tmp_path_factory))
+def test_raft_plain_test_legs_rank_above_compat_and_32_bit_legs() -> None:
+    ranked = _ranked(_derive("hashicorp__raft-605"))
     assert ranked[:2] == ["go-test (1.20, x64)", "go-test (1.19, x64)"]
     assert set(ranked[2:]) >= {"go-test-compat (1.22, x32)", "go-test (1.20, x32)"}
 
 
-def test_timeline_logger_test_suite_first_and_publish_kept_last_despite_its_if(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    derived = _derive("maykinmedia__django-timeline-logger-29", tmp_path_factory)
+def test_timeline_logger_test_suite_first_and_publish_kept_last_despite_its_if() -> None:
+    derived = _derive("maykinmedia__django-timeline-logger-29")
     ranked = _ranked(derived)
     # the listed legs first, then their job's other matrix legs, then the code-quality legs
     suites = [n for n, leg in enumerate(ranked) if leg.startswith("Run the test suite")]
@@ -84,16 +78,14 @@ def test_timeline_logger_test_suite_first_and_publish_kept_last_despite_its_if(
     assert "release" in publish.why and "if:" not in publish.why
 
 
-def test_nox_linux_build_legs_need_conda(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_nox_linux_build_legs_need_conda() -> None:
     with pytest.raises(UnsupportedJob) as raised:
-        _derive("wntrblm__nox-804", tmp_path_factory)
+        _derive("wntrblm__nox-804")
     assert raised.value.reason == Refusal.CONDA
 
 
-def test_chainlit_pytest_legs_come_through_the_reusable_workflow_and_composite_action(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    derived = _derive("Chainlit__chainlit-1418", tmp_path_factory)
+def test_chainlit_pytest_legs_come_through_the_reusable_workflow_and_composite_action() -> None:
+    derived = _derive("Chainlit__chainlit-1418")
     assert derived.best.leg.startswith("pytest (3.12") and derived.best.workflow_file.endswith(
         "pytest.yaml"
     )
@@ -109,29 +101,23 @@ def test_chainlit_pytest_legs_come_through_the_reusable_workflow_and_composite_a
     assert "type-check" in mypy.why
 
 
-def test_jobbergate_make_qa_legs_are_candidates_and_docker_compose_is_refused(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    derived = _derive("omnivector-solutions__jobbergate-517", tmp_path_factory)
+def test_jobbergate_make_qa_legs_are_candidates_and_docker_compose_is_refused() -> None:
+    derived = _derive("omnivector-solutions__jobbergate-517")
     assert set(_ranked(derived)) == {"jobbergate-cli tests", "jobbergate-core tests"}
     api = next(r for r in derived.considered if r.leg == "jobbergate-api tests")
     assert not api.kept and api.category == Refusal.DOCKER
 
 
-def test_power_grid_model_linux_cpp_legs_first_with_links_in_setup(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    derived = _derive("PowerGridModel__power-grid-model-718", tmp_path_factory)
+def test_power_grid_model_linux_cpp_legs_first_with_links_in_setup() -> None:
+    derived = _derive("PowerGridModel__power-grid-model-718")
     assert all(leg.startswith("build-cpp-test-linux") for leg in _ranked(derived)[:2])
     pipeline = derived.best.pipeline
     assert any("ln -s /usr/bin/clang-15" in s.run for s in pipeline.setup)
     assert not any("ln -s" in s.run or "brew" in s.run for s in pipeline.steps)
 
 
-def test_fzf_build_runs_unit_and_integration_tests_and_codeql_is_not_a_candidate(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    derived = _derive("junegunn__fzf-4112", tmp_path_factory)
+def test_fzf_build_runs_unit_and_integration_tests_and_codeql_is_not_a_candidate() -> None:
+    derived = _derive("junegunn__fzf-4112")
     assert _ranked(derived) == ["build"]
     steps = [s.run for s in derived.best.pipeline.steps]
     assert "make test" in steps and any("ruby test/test_go.rb" in s for s in steps)
@@ -140,10 +126,8 @@ def test_fzf_build_runs_unit_and_integration_tests_and_codeql_is_not_a_candidate
     assert derived.best.pipeline.env["GOFLAGS"] == "-v"
 
 
-def test_imap_codec_linux_test_leg_ranks_over_minimal_versions_audit_and_fuzz(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    derived = _derive("duesee__imap-codec-561", tmp_path_factory)
+def test_imap_codec_linux_test_leg_ranks_over_minimal_versions_audit_and_fuzz() -> None:
+    derived = _derive("duesee__imap-codec-561")
     ranked = _ranked(derived)
     assert ranked[0] == "test (ubuntu-latest)"
     # `just bindings` runs `python -m unittest -v`, whose lines the console fallback reads
