@@ -6,7 +6,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from api import errors, metrics
@@ -33,11 +33,12 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
-def api_router() -> APIRouter:
-    router = APIRouter(prefix="/api")
+def include_api(app: FastAPI) -> None:
+    """Each module's routes straight under /api: FastAPI rebuilds every route at each level
+    of inclusion, and an extra /api router doubled it (measured: building an app and
+    serving its first request, 229 ms of CPU through that router, 100 ms without)."""
     for module in (health, models, tasks, tournaments, matches, leaderboard):
-        router.include_router(module.router)
-    return router
+        app.include_router(module.router, prefix="/api")
 
 
 def create_app(
@@ -87,7 +88,7 @@ def create_app(
         generate_unique_id_function=_operation_id,
     )
     errors.install(app)
-    app.include_router(api_router())
+    include_api(app)
     app.include_router(metrics.router)  # /metrics, beside /api and not in its schema
     if settings.web_dir.is_dir():
         app.mount("/", Website(directory=settings.web_dir, html=True), name="web")
