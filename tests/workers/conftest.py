@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Redis]:
-    with redis_server(tmp_path / "redis") as server:
+def broker() -> Iterator[Redis]:
+    with redis_server() as server:
         yield server
 
 
