@@ -45,7 +45,6 @@ from arena.store.matches import (
     store_round,
     store_validation,
 )
-from arena.store.migrate import migrate
 from arena.store.models import ensure_baselines, list_models
 from arena.store.pool import Pool, open_pool
 from arena.store.refusals import keep_import_outcome
@@ -383,9 +382,8 @@ def main(port: int) -> None:
     with ExitStack() as stack:
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-web-")))
         postgres = stack.enter_context(postgres_server())
-        broker = stack.enter_context(redis_server(scratch / "redis"))
+        broker = stack.enter_context(redis_server())
         database_url = postgres.new_database()
-        migrate(database_url)
         cache_dir = Path(os.environ.get("ARENA_CACHE_DIR", scratch / "cache"))
         seed(database_url, cache_dir)
         env = {
