@@ -27,5 +27,8 @@ export default defineConfig({
         timeout: 180_000,
         reuseExistingServer: false,
         stdout: "pipe",
+        // without it the server's group is killed outright, and its workers (sessions of
+        // their own), PostgreSQL and sandboxes outlive the run; on SIGTERM it stops them all
+        gracefulShutdown: { signal: "SIGTERM", timeout: 30_000 },
       },
 });
