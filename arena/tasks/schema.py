@@ -338,8 +338,11 @@ class Task(BaseModel):
         return self.pipeline
 
     def fingerprint(self) -> str:
-        """Changes whenever anything that decides a verdict on this task changes, the
-        validation rules included (VALIDATION_RULES), so a stored verdict never outlives them."""
+        """Changes whenever anything that decides a verdict on this task changes, the rules
+        included (VALIDATION_RULES, and RESULT_RULES: how a run's log and reports are read),
+        so a stored verdict never outlives them."""
+        from arena.ci import RESULT_RULES  # imported here: arena.ci imports this module
+
         decisive = self.model_dump(
             mode="json",
             include={
@@ -354,6 +357,7 @@ class Task(BaseModel):
             },
         )
         decisive["validation_rules"] = VALIDATION_RULES
+        decisive["result_rules"] = RESULT_RULES
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
 

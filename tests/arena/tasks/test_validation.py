@@ -226,3 +226,26 @@ def test_the_result_cache_is_keyed_by_limits_and_the_images_id(
         assert counting.runs == 3
     finally:
         docker_client.images.remove(tag, force=True)
+
+
+def test_a_stored_validation_is_stale_once_runs_are_read_by_other_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A verdict stored before a change in how runs are read (RESULT_RULES: test ids, the
+    log's stream order, tripwires) may rest on a misread log: the task's fingerprint, which
+    a stored validation must match to stand, changes with those rules."""
+    import arena.ci
+
+    task = Task(
+        instance_id="o__r-1",
+        repo="https://example.com/r.git",
+        base_commit="a" * 40,
+        language="python",
+        pipeline=PYTHON.pipeline,
+        test_patch="diff",
+        patch="diff",
+    )
+    before = task.fingerprint()
+    assert task.fingerprint() == before
+    monkeypatch.setattr(arena.ci, "RESULT_RULES", arena.ci.RESULT_RULES + 1)
+    assert task.fingerprint() != before
