@@ -62,6 +62,9 @@ class CISettings(BaseSettings):
     max_legs_tried: int = Field(default=3, ge=1)
     # where repos are fetched from: `owner/name` or URL prefix -> local path or Git URL
     git_mirrors: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+    # history fetched with a task's commit: 1 is the commit alone (its tree, enough to build and
+    # test), 0 the commit's whole ancestry (for builds that read tags, `git describe`)
+    fetch_depth: int = Field(default=1, ge=0)
     # where sandboxes come from: a name in ci_runner.providers.PROVIDERS
     sandbox_provider: str = Field(default="docker", min_length=1)
 

@@ -17,7 +17,36 @@ class PatchError(CIError):
 
 
 class WorkspaceError(CIError):
-    """The repository source or commit could not be fetched or checked out."""
+    """The repository source or commit could not be fetched or checked out; `reason` is the
+    import report's category, which says whose fault it is."""
+
+    reason = "repo not reachable"
+
+
+class HostUnreachable(WorkspaceError):
+    """The repo's host did not answer (name resolution, connection, time): this machine's
+    network, not the task."""
+
+    reason = "repo host unreachable"
+
+
+class RepoNotFound(WorkspaceError):
+    """The host answered, and holds no such repository (or asks for credentials)."""
+
+    reason = "repo not found"
+
+
+class CommitMissing(WorkspaceError):
+    """The repo was reached and does not hold the task's commit (rewritten history, a fork's
+    commit): the dataset line's."""
+
+    reason = "commit not in repo"
+
+
+class MirrorIncomplete(WorkspaceError):
+    """The repo (a mirror) names the commit but lacks objects under it: the mirror's owner's."""
+
+    reason = "mirror incomplete"
 
 
 class ReportError(CIError):

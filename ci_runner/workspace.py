@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -14,7 +15,13 @@ from pathlib import Path
 import pygit2
 
 from ci_runner.config import CISettings
-from ci_runner.errors import WorkspaceError
+from ci_runner.errors import (
+    CommitMissing,
+    HostUnreachable,
+    MirrorIncomplete,
+    RepoNotFound,
+    WorkspaceError,
+)
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.locks import file_lock
 from ci_runner.owners import pid_alive
@@ -34,19 +41,30 @@ class Workspaces:
     A cached mirror is keyed by the source as tasks name it, and fetched from where
     `git_mirrors` points that source at fetch time: a repo imported once through a local
     mirror is found again by every later build and run, with or without the rule.
+
+    A task's commit is fetched by its id, with `fetch_depth` commits of history (1: the commit
+    alone), never the repo's other branches and tags: a large repo costs one tree, not its
+    whole history, and a mirror missing objects nothing under the commit needs still serves.
+    Where the source cannot be asked for a commit by id (a bundle, an old server), its
+    branches and tags are fetched instead.
     """
 
     def __init__(
-        self, mirrors_dir: Path, runs_dir: Path, git_mirrors: GitMirrors | None = None
+        self,
+        mirrors_dir: Path,
+        runs_dir: Path,
+        git_mirrors: GitMirrors | None = None,
+        fetch_depth: int = 1,
     ) -> None:
         self._mirrors_dir = mirrors_dir
         self._runs_dir = runs_dir
         self._git_mirrors = git_mirrors or GitMirrors()
+        self._fetch_depth = fetch_depth
 
     @classmethod
     def from_settings(cls, settings: CISettings, extra: GitMirrors | None = None) -> Workspaces:
         rules = settings.mirror_rules() + (extra or GitMirrors())
-        return cls(settings.mirrors_dir, settings.runs_dir, rules)
+        return cls(settings.mirrors_dir, settings.runs_dir, rules, settings.fetch_depth)
 
     def fetch_location(self, source: str) -> str:
         """Where `source` is fetched from, after the mirror rules."""
@@ -58,41 +76,66 @@ class Workspaces:
         return self._mirrors_dir / f"{digest}.git"
 
     def mirror(self, source: str, commit: str) -> pygit2.Repository:
-        """The bare mirror of `source`, fetched again only if it lacks `commit`."""
+        """The bare mirror of `source`, holding `commit` (fetched by id if it lacks it).
+
+        Raises a `WorkspaceError` whose class says why not: the host did not answer, the repo
+        is not there, the commit is not in it, or a mirror lacks objects under the commit."""
         path = self.mirror_path(source)
         with file_lock(path.with_suffix(".lock")):
-            if path.exists():
-                repo = pygit2.Repository(str(path))
-            else:
-                repo = self._create_mirror(source, path)
-            if _find_commit(repo, commit) is None:
-                self._fetch(repo, source)
-            if _find_commit(repo, commit) is None:
-                raise WorkspaceError(f"commit {commit} is not in {source}")
+            if not path.exists():
+                self._create_mirror(path)
+            repo = pygit2.Repository(str(path))
+            if _find_commit(repo, commit) is not None:
+                return repo
+            self._fetch_commit(path, source, commit)
+            repo = pygit2.Repository(str(path))
+            if _complete_commit(repo, commit) is None:
+                raise MirrorIncomplete(
+                    f"{self._shown(source)}: commit {commit} arrived without every object "
+                    "of its tree"
+                )
             return repo
 
-    def _create_mirror(self, source: str, path: Path) -> pygit2.Repository:
+    def _create_mirror(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=path.parent, prefix=".new-"))
         try:
-            repo = pygit2.init_repository(str(staging), bare=True)
-            repo.remotes.create("origin", self.fetch_location(source), "+refs/*:refs/*")
-            self._fetch(repo, source)
+            pygit2.init_repository(str(staging), bare=True)
             staging.rename(path)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        return pygit2.Repository(str(path))
 
-    def _fetch(self, repo: pygit2.Repository, source: str) -> None:
+    def _shown(self, source: str) -> str:
         location = self.fetch_location(source)
-        shown = source if location == source_key(source) else f"{source} (mirror: {location})"
+        return source if location == source_key(source) else f"{source} (mirror: {location})"
+
+    def _fetch_commit(self, path: Path, source: str, commit: str) -> None:
+        """`commit` by id, else every branch and tag; the failure classified."""
+        location = self.fetch_location(source)
+        depth = [f"--depth={self._fetch_depth}"] if self._fetch_depth else []
+        keep = f"+{commit}:refs/arena/commits/{commit}"  # a ref, so no gc drops it
         try:
-            if repo.remotes["origin"].url != location:
-                repo.remotes.set_url("origin", location)
-            repo.remotes["origin"].fetch(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
-        except (pygit2.GitError, KeyError, ValueError) as exc:
-            raise WorkspaceError(f"cannot fetch {shown}: {exc}") from exc
+            _git(path, "fetch", "--quiet", "--no-tags", *depth, location, keep)
+            return
+        except WorkspaceError as exc:
+            by_id = _fetch_failure(str(exc), self._shown(source), commit)
+        if not isinstance(by_id, CommitMissing):
+            raise by_id
+        try:  # the source may hold the commit yet refuse it by id (a bundle, an old server)
+            _git(
+                path,
+                "fetch",
+                "--quiet",
+                "--update-shallow",
+                location,
+                "+refs/heads/*:refs/heads/*",
+                "+refs/tags/*:refs/tags/*",
+            )
+        except WorkspaceError as exc:
+            raise _fetch_failure(str(exc), self._shown(source), commit) from None
+        if _find_commit(pygit2.Repository(str(path)), commit) is None:
+            raise by_id
 
     def _object_at(self, source: str, commit: str, path: str) -> pygit2.Object | None:
         repo = self.mirror(source, commit)
@@ -163,6 +206,7 @@ class Workspaces:
                 "--quiet",
                 "--no-tags",
                 "--no-write-fetch-head",
+                "--update-shallow",  # a mirror fetched by depth hands its boundary on
                 str(mirror.path),
                 str(found.id),
             )
@@ -178,6 +222,45 @@ class Workspaces:
             remove_tree(run_dir)
             raise
         return run_dir, repo
+
+
+# what git prints when a fetch fails, by whose fault it is (checked in this order)
+_UNREACHABLE = re.compile(
+    r"Could not resolve host|Temporary failure in name resolution|Connection refused"
+    r"|Connection timed out|Network is unreachable|No route to host|timed out"
+    r"|Failed to connect|SSL|TLS|gnutls|Proxy CONNECT aborted",
+    re.IGNORECASE,
+)
+_NO_COMMIT = re.compile(
+    r"not our ref|couldn't find remote ref|no such remote ref|unadvertised object"
+    r"|Server does not allow request for unadvertised|is not a valid|bad revision"
+    r"|fatal: remote error: upload-pack",
+    re.IGNORECASE,
+)
+_INCOMPLETE = re.compile(
+    r"unable to read|missing (?:blob|tree|commit|object)|bad object|did not send all necessary"
+    r"|pack-objects died|invalid object|object .* is corrupt|possible repository corruption",
+    re.IGNORECASE,
+)
+_NO_REPO = re.compile(
+    r"does not appear to be a git repository|Repository not found|returned error: 40[0-9]"
+    r"|could not read Username|Authentication failed|No such file or directory",
+    re.IGNORECASE,
+)
+
+
+def _fetch_failure(text: str, shown: str, commit: str) -> WorkspaceError:
+    """A failed fetch's error, classified by what git printed."""
+    detail = text.removeprefix("git fetch failed: ")
+    if _INCOMPLETE.search(detail):
+        return MirrorIncomplete(f"{shown} lacks objects under commit {commit}: {detail}")
+    if _NO_COMMIT.search(detail):
+        return CommitMissing(f"commit {commit} is not in {shown}")
+    if _NO_REPO.search(detail):
+        return RepoNotFound(f"no repository at {shown}: {detail}")
+    if _UNREACHABLE.search(detail):
+        return HostUnreachable(f"cannot reach {shown}: {detail}")
+    return WorkspaceError(f"cannot fetch {shown}: {detail}")
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -200,6 +283,31 @@ def _git(cwd: Path, *args: str) -> None:
 
 
 _FILE_MODES = (pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE)
+
+
+def _complete_commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit | None:
+    """`commit`, if the repo holds it and every tree and file under it (a mirror fetched
+    whole may name a commit whose objects it lacks); else None."""
+    found = _find_commit(repo, commit)
+    if found is None:
+        return None
+    trees = [found.tree_id]
+    seen: set[pygit2.Oid] = set()
+    try:
+        while trees:
+            tree = repo[trees.pop()]
+            assert isinstance(tree, pygit2.Tree)
+            for entry in tree:
+                if entry.id in seen or entry.filemode == pygit2.enums.FileMode.COMMIT:
+                    continue  # a submodule's commit lives in another repo
+                seen.add(entry.id)
+                if entry.filemode == pygit2.enums.FileMode.TREE:
+                    trees.append(entry.id)
+                elif entry.id not in repo:
+                    return None
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return found
 
 
 def _find_commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit | None:

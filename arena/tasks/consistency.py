@@ -1,8 +1,9 @@
 """Dataset lines that cannot make a task, refused before anything is fetched, in categories.
 
-A line whose gold patch touches no file of its language was mislabelled (SwingArena files
-some repos under the language GitHub shows for the repo, not the patch's): its tests, if any,
-are not the language's, and its verdicts would not say what the board claims. A line whose
+SwingArena files some repos under the language GitHub shows for the repo, not the patch's:
+such a line runs as the language its gold tests and patch are in (`with_language`), or is
+refused naming that language when Arena does not run it. A line whose gold patch and tests
+touch no source file of any language is refused as mislabelled. A line whose
 fields contradict each other (an instance id naming another repo, a gold test patch equal to
 the gold patch) is inconsistent. A missing or unreadable gold patch is validation's to report.
 The language's files are its sources and its build manifests (`go.mod`, `Cargo.toml`,
@@ -12,12 +13,15 @@ The language's files are its sources and its build manifests (`go.mod`, `Cargo.t
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-from arena.languages import task_profile
+from arena.languages import language_named, profiles, task_profile
+from arena.languages.others import unsupported_language_of
 from arena.tasks.schema import Language, Task, UnsupportedTask
 from ci_runner.git_mirrors import github_slug
 
 LANGUAGE_MISLABELLED = "language mislabelled"
+LANGUAGE_NOT_SUPPORTED = "language not supported"
 LINE_INCONSISTENT = "dataset line inconsistent"
 
 _DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/|\+\+\+ b/|--- a/)(\S+)", re.MULTILINE)
@@ -31,6 +35,47 @@ def patch_paths(diff: str) -> set[str]:
 def is_language_file(path: str, language: Language) -> bool:
     """A source or build file of the language, by its profile."""
     return task_profile(language).is_language_file(path)
+
+
+def _languages(paths: set[str]) -> Counter[str]:
+    """How many of `paths` are files of each language: the ones Arena runs by their
+    profiles, the others (`arena.languages.others`) by their file endings."""
+    found: Counter[str] = Counter()
+    for path in paths:
+        ours = [p.language.value for p in profiles() if p.is_language_file(path)]
+        other = None if ours else unsupported_language_of(path)
+        if ours or other:
+            found[ours[0] if ours else str(other)] += 1
+    return found
+
+
+def with_language(task: Task) -> Task:
+    """The task in the language its gold patch and tests are written in.
+
+    SwingArena files a line under the language GitHub shows for its repo, so a Python file
+    holds Go, Rust and TypeScript repos. The filed language stands when the gold patch or
+    the gold tests touch a file of it (a Python project whose fix is in data files its
+    Python tests read is Python). Else the tests' language decides, then the patch's: one
+    Arena runs makes the task that language (`filed_language` keeps the dataset's); one it
+    does not is refused by name. A line whose patches touch no source of any language is
+    left to `line_problem`."""
+    tests = _languages(patch_paths(task.test_patch))
+    fixes = _languages(patch_paths(task.patch))
+    filed = task.language.value
+    if filed in tests or filed in fixes:
+        return task
+    found = tests or fixes
+    if not found:
+        return task
+    real = found.most_common(1)[0][0]
+    language = language_named(real)
+    if language is None:
+        where = "gold tests" if tests else "gold patch"
+        raise UnsupportedTask(
+            f"language: the {where} are {real}, not {filed} (filed as {filed})",
+            f"{LANGUAGE_NOT_SUPPORTED}: {real}",
+        )
+    return task.model_copy(update={"language": language, "filed_language": filed})
 
 
 def line_problem(task: Task) -> UnsupportedTask | None:
@@ -48,10 +93,12 @@ def line_problem(task: Task) -> UnsupportedTask | None:
                 LINE_INCONSISTENT,
             )
     paths = patch_paths(task.patch)  # none: validation says what is wrong with the patch
-    if paths and not any(is_language_file(p, task.language) for p in paths):
+    checked = paths | patch_paths(task.test_patch)
+    if paths and not any(is_language_file(p, task.language) for p in checked):
         shown = ", ".join(sorted(paths)[:5])
         return UnsupportedTask(
-            f"language: the gold patch touches no {task.language.value} file ({shown})",
+            f"language: the gold patch touches no source file of {task.language.value} or "
+            f"of any language Arena knows ({shown})",
             LANGUAGE_MISLABELLED,
         )
     return None

@@ -13,13 +13,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arena.tasks.consistency import line_problem
+from arena.tasks.consistency import line_problem, with_language
 from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, load_json
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
 from ci_runner import CISettings
-from ci_runner.errors import WorkspaceError
+from ci_runner.errors import CommitMissing, WorkspaceError
+from ci_runner.workflows import WorkflowError
+from ci_runner.workflows.expressions import ExpressionError, Unsupported
 from ci_runner.workflows.legs import ANY_JOB
+from ci_runner.workflows.refusals import Refusal
 from ci_runner.workspace import Workspaces
 
 _FILE_LANGUAGE = re.compile(r"^(?P<language>[A-Za-z+]+)[_.-]")
@@ -103,58 +106,86 @@ def import_lines(
         if not raw.strip():
             continue
         try:
-            record = load_json(raw)
-        except JsonRecordError as exc:
-            report.errors.append(LineError(number, "(line)", str(exc), exc.reason))
-            continue
-        if not isinstance(record, dict):
-            report.errors.append(LineError(number, "(line)", "not a JSON object", "not JSON"))
-            continue
-        _fill_defaults(record, language, any_job)
-        if not record.get("language"):
-            report.errors.append(
-                LineError(
-                    number,
-                    "language",
-                    "the line has none and neither --language nor the file name gives one",
-                    "missing language",
-                )
-            )
-            continue
-        try:
-            task = Task.model_validate(record)
-        except ValidationError as exc:
-            report.errors.extend(_validation_errors(number, exc))
-            continue
-        if (problem := line_problem(task)) is not None:
-            where, _, message = str(problem).partition(": ")
-            report.errors.append(LineError(number, where, message, problem.reason))
-            continue
-        if task.instance_id in seen:
-            report.errors.append(
-                LineError(number, "instance_id", f"{task.instance_id} appears twice", "duplicate")
-            )
-            continue
-        if workspaces is not None:
-            try:
-                workspaces.mirror(task.repo, task.base_commit)
-                task = with_pipeline(task, workspaces)
-            except WorkspaceError as exc:
-                missing_commit = "is not in" in str(exc)
-                where = "base_commit" if missing_commit else "repo"
-                reason = "commit not in repo" if missing_commit else "repo not reachable"
-                report.errors.append(LineError(number, where, str(exc), reason))
-                continue
-            except TaskError as exc:
-                where, _, message = str(exc).partition(": ")
-                reason = "no usable CI job" if where == "ci_name_list" else f"bad {where}"
-                if isinstance(exc, UnsupportedTask):
-                    reason = exc.reason
-                report.errors.append(LineError(number, where, message, reason))
-                continue
-        seen.add(task.instance_id)
-        report.tasks.append(task)
+            outcome = _read_line(number, raw, workspaces, language, any_job, seen)
+        except Exception as exc:  # one line never sinks the file: it is refused
+            outcome = [_unexpected(number, exc)]
+        if isinstance(outcome, Task):
+            seen.add(outcome.instance_id)
+            report.tasks.append(outcome)
+        else:
+            report.errors.extend(outcome)
     return report
+
+
+# a line Arena's own code failed on: kept as that line's refusal, counted as Arena's fault
+ARENA_FAULT = "Arena could not read the line (Arena's fault)"
+
+
+def _unexpected(number: int, exc: Exception) -> LineError:
+    where = getattr(exc, "__traceback__", None)
+    frame = ""
+    while where is not None:
+        frame = f" (at {where.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{where.tb_lineno})"
+        where = where.tb_next
+    return LineError(number, "(line)", f"{type(exc).__name__}: {exc}{frame}", ARENA_FAULT)
+
+
+def _read_line(
+    number: int,
+    raw: str,
+    workspaces: Workspaces | None,
+    language: Language | None,
+    any_job: bool,
+    seen: set[str],
+) -> Task | list[LineError]:
+    """One line as a task, or why it is none."""
+    try:
+        record = load_json(raw)
+    except JsonRecordError as exc:
+        return [LineError(number, "(line)", str(exc), exc.reason)]
+    if not isinstance(record, dict):
+        return [LineError(number, "(line)", "not a JSON object", "not JSON")]
+    _fill_defaults(record, language, any_job)
+    if not record.get("language"):
+        return [
+            LineError(
+                number,
+                "language",
+                "the line has none and neither --language nor the file name gives one",
+                "missing language",
+            )
+        ]
+    try:
+        task = Task.model_validate(record)
+    except ValidationError as exc:
+        return _validation_errors(number, exc)
+    try:
+        task = with_language(task)
+    except UnsupportedTask as exc:
+        where, _, message = str(exc).partition(": ")
+        return [LineError(number, where, message, exc.reason)]
+    if (problem := line_problem(task)) is not None:
+        where, _, message = str(problem).partition(": ")
+        return [LineError(number, where, message, problem.reason)]
+    if task.instance_id in seen:
+        return [LineError(number, "instance_id", f"{task.instance_id} appears twice", "duplicate")]
+    if workspaces is None:
+        return task
+    try:
+        workspaces.mirror(task.repo, task.base_commit)
+        return with_pipeline(task, workspaces)
+    except WorkspaceError as exc:
+        where = "base_commit" if isinstance(exc, CommitMissing) else "repo"
+        return [LineError(number, where, str(exc), exc.reason)]
+    except TaskError as exc:
+        where, _, message = str(exc).partition(": ")
+        reason = "no usable CI job" if where == "ci_name_list" else f"bad {where}"
+        if isinstance(exc, UnsupportedTask):
+            reason = exc.reason
+        return [LineError(number, where, message, reason)]
+    except (WorkflowError, Unsupported, ExpressionError) as exc:
+        reason = getattr(exc, "reason", Refusal.UNUSABLE.value)
+        return [LineError(number, "ci_name_list", f"the workflow cannot be read: {exc}", reason)]
 
 
 def read_task_lines(path: Path) -> list[str]:

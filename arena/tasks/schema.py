@@ -229,6 +229,11 @@ class Task(BaseModel):
         default=(), description="the usable legs' pipelines, in rank order"
     )
     validation: Validation | None = None
+    filed_language: str | None = Field(
+        default=None,
+        description="the language the dataset filed the line under, when its gold patch and "
+        "tests are in another one Arena runs (`language`)",
+    )
     # how the environment differs from what the job asks (toolchain version, relaxed constraints)
     environment_notes: tuple[str, ...] = ()
 

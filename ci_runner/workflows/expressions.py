@@ -306,7 +306,8 @@ def number_text(value: float) -> str:
 
 
 def to_text(value: Any) -> str:
-    """The string an expression's value becomes inside a command line or a name."""
+    """The string an expression's value becomes inside a command line or a name: GitHub
+    prints an array as `Array` and an object as `Object` (use toJSON for their content)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -315,7 +316,35 @@ def to_text(value: Any) -> str:
         return number_text(float(value))
     if isinstance(value, str):
         return value
-    raise Unsupported("an object or array where text is needed")
+    if isinstance(value, list | tuple):
+        return "Array"
+    if isinstance(value, Mapping):
+        return "Object"
+    return str(value)  # a YAML scalar of another type (a date): its text
+
+
+def _json_value(value: Any) -> Any:
+    """A value as toJSON writes it: numbers as JavaScript prints them (3.0 is 3), and a
+    context of which only part is known cannot be written whole."""
+    if isinstance(value, PartialContext):
+        raise Unsupported(f"toJSON({value.name}): the whole context is not known")
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        number = float(value)
+        if math.isnan(number) or math.isinf(number):
+            return number_text(number)
+        return int(number) if number == int(number) and abs(number) < 1e21 else number
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return to_text(value)
+
+
+def _to_json(value: Any) -> str:
+    """GitHub's toJSON: pretty-printed with two spaces."""
+    return json.dumps(_json_value(value), indent=2, ensure_ascii=False)
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -397,13 +426,16 @@ def _format(template: str, *args: Any) -> str:
 
 
 def _contains(search: Any, item: Any) -> bool:
-    if isinstance(search, list):
+    """An array holds an element equal to `item` (loose equality); anything else is searched
+    as text, case-insensitively (an object's text is `Object`)."""
+    if isinstance(search, list | tuple):
         return any(_same(element, item) for element in search)
     return to_text(item).lower() in to_text(search).lower()
 
 
 def _join(items: Any, separator: Any = ",") -> str:
-    if isinstance(items, list):
+    """An array's elements as text between separators; any other value is its own text."""
+    if isinstance(items, list | tuple):
         return to_text(separator).join(to_text(i) for i in items)
     return to_text(items)
 
@@ -421,7 +453,7 @@ _FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "endswith": (2, 2, lambda s, p: to_text(s).lower().endswith(to_text(p).lower())),
     "format": (1, 64, lambda t, *a: _format(to_text(t), *a)),
     "join": (1, 2, _join),
-    "tojson": (1, 1, lambda v: json.dumps(v, indent=2)),
+    "tojson": (1, 1, _to_json),
     "fromjson": (1, 1, _from_json),
     # a derived pipeline runs a step only when every earlier one succeeded
     "success": (0, 0, lambda: True),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from ci_runner.workflows.expressions import Unsupported, to_text
 
 Combination = dict[str, Any]
+MAX_LEGS = 256  # GitHub's limit on the jobs one matrix makes
 
 
 def _matches(combination: Combination, partial: Combination) -> bool:
@@ -31,7 +33,10 @@ def expand_matrix(strategy: Any) -> list[Combination]:
     axes = {k: v for k, v in matrix.items() if k not in ("include", "exclude")}
     for key, values in axes.items():
         if not isinstance(values, list):
-            raise Unsupported(f"matrix axis {key!r} is not a list ({to_text_or_kind(values)})")
+            raise Unsupported(f"matrix axis {key!r} is not a list ({to_text(values)})")
+    legs = math.prod(len(values) for values in axes.values()) if axes else 0
+    if legs > MAX_LEGS:
+        raise Unsupported(f"a matrix of {legs} legs (GitHub allows {MAX_LEGS})")
     combinations: list[Combination] = (
         [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
         if axes
@@ -62,19 +67,12 @@ def _entries(value: Any, what: str) -> list[Combination]:
     return [dict(e) for e in value]
 
 
-def to_text_or_kind(value: Any) -> str:
-    try:
-        return to_text(value)
-    except Unsupported:
-        return type(value).__name__
-
-
 def leg_values_text(combination: Combination) -> str:
     """The `(v1, v2, ...)` GitHub appends to a matrix leg's name; mappings show their values."""
     parts: list[str] = []
     for value in combination.values():
         if isinstance(value, dict):
-            parts.extend(to_text_or_kind(v) for v in value.values() if not isinstance(v, dict))
+            parts.extend(to_text(v) for v in value.values() if not isinstance(v, dict))
         elif not isinstance(value, list):
             parts.append(to_text(value))
     return ", ".join(parts)
