@@ -116,7 +116,9 @@ class Workspaces:
         depth = [f"--depth={self._fetch_depth}"] if self._fetch_depth else []
         keep = f"+{commit}:refs/arena/commits/{commit}"  # a ref, so no gc drops it
         try:
-            _git(path, "fetch", "--quiet", "--no-tags", *depth, location, keep)
+            # a shallow source hands its boundary on (else git keeps the commit without
+            # its parents and calls the mirror corrupt later)
+            _git(path, "fetch", "--quiet", "--no-tags", "--update-shallow", *depth, location, keep)
             return
         except WorkspaceError as exc:
             by_id = _fetch_failure(str(exc), self._shown(source), commit)

@@ -20,9 +20,7 @@ from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedT
 from ci_runner import CISettings
 from ci_runner.errors import CommitMissing, WorkspaceError
 from ci_runner.workflows import WorkflowError
-from ci_runner.workflows.expressions import ExpressionError, Unsupported
 from ci_runner.workflows.legs import ANY_JOB
-from ci_runner.workflows.refusals import Refusal
 from ci_runner.workspace import Workspaces
 
 _FILE_LANGUAGE = re.compile(r"^(?P<language>[A-Za-z+]+)[_.-]")
@@ -183,9 +181,8 @@ def _read_line(
         if isinstance(exc, UnsupportedTask):
             reason = exc.reason
         return [LineError(number, where, message, reason)]
-    except (WorkflowError, Unsupported, ExpressionError) as exc:
-        reason = getattr(exc, "reason", Refusal.UNUSABLE.value)
-        return [LineError(number, "ci_name_list", f"the workflow cannot be read: {exc}", reason)]
+    except WorkflowError as exc:
+        return [LineError(number, "ci_name_list", str(exc), exc.reason)]
 
 
 def read_task_lines(path: Path) -> list[str]:

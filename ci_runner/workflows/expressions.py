@@ -447,7 +447,19 @@ def _from_json(text: Any) -> Any:
         raise ExpressionError(f"fromJSON(): not JSON: {exc.msg}") from exc
 
 
+def _case(*args: Any) -> Any:
+    """`case(pred1, value1, pred2, value2, ..., default)`: the value after the first truthy
+    predicate, else the default."""
+    if len(args) % 2 == 0:
+        raise ExpressionError("case() takes pairs of predicate and value, then a default")
+    for predicate, value in zip(args[:-1:2], args[1:-1:2], strict=True):
+        if truthy(predicate):
+            return value
+    return args[-1]
+
+
 _FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
+    "case": (3, 255, _case),
     "contains": (2, 2, _contains),
     "startswith": (2, 2, lambda s, p: to_text(s).lower().startswith(to_text(p).lower())),
     "endswith": (2, 2, lambda s, p: to_text(s).lower().endswith(to_text(p).lower())),

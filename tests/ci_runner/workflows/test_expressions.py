@@ -116,3 +116,92 @@ def test_long_expressions_evaluate_in_linear_time_without_deep_recursion() -> No
     assert evaluate(".".join(["env"] + ["a"] * 3000), CONTEXTS) is None
     assert evaluate(" == ".join(["1"] * 1500), CONTEXTS) is True  # ((1 == 1) == 1) == ...
     assert time.monotonic() - started < 1.0
+
+
+# The examples of GitHub's own documentation ("Evaluate expressions in workflows and actions":
+# literals, operators, functions, object filters), with the contexts they assume.
+DOCS_CONTEXTS: dict[str, Any] = {
+    "github": {
+        "event_name": "push",
+        "event": {"issue": {"labels": [{"name": "bug"}, {"name": "help wanted"}]}},
+    },
+    "env": {"continue": "true", "time": "3"},
+    "job": {"status": "success"},
+    "fruits": [
+        {"name": "apple", "quantity": 1},
+        {"name": "orange", "quantity": 2},
+        {"name": "pear", "quantity": 1},
+    ],
+    "vegetables": {
+        "scallions": {"colors": ["green", "white", "red"], "ediblePortions": ["roots", "stems"]},
+        "beets": {"colors": ["purple", "red", "gold", "white", "pink"], "ediblePortions": ["roots", "stems", "leaves"]},
+        "artichokes": {"colors": ["green", "purple", "red", "black"], "ediblePortions": ["hearts", "stems", "leaves"]},
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("null", None),
+        ("false", False),
+        ("711", 711),
+        ("-9.2", -9.2),
+        ("0xff", 255),
+        ("-2.99e-2", -0.0299),
+        ("'It''s open source!'", "It's open source!"),
+        ("contains('Hello world', 'llo')", True),
+        ("contains(github.event.issue.labels.*.name, 'bug')", True),
+        ("contains(fromJSON('[\"push\", \"pull_request\"]'), github.event_name)", True),
+        ("startsWith('Hello world', 'He')", True),
+        ("endsWith('Hello world', 'ld')", True),
+        ("format('Hello {0} {1} {2}', 'Mona', 'the', 'Octocat')", "Hello Mona the Octocat"),
+        ("format('{{Hello {0} {1} {2}!}}', 'Mona', 'the', 'Octocat')", "{Hello Mona the Octocat!}"),
+        ("join(github.event.issue.labels.*.name, ', ')", "bug, help wanted"),
+        ("toJSON(job)", '{\n  "status": "success"\n}'),
+        ("fromJSON(env.continue)", True),
+        ("fromJSON(env.time)", 3),
+        ("fruits.*.name", ["apple", "orange", "pear"]),
+        (
+            "vegetables.*.ediblePortions",
+            [["roots", "stems"], ["roots", "stems", "leaves"], ["hearts", "stems", "leaves"]],
+        ),
+        # loose equality: objects and arrays are equal only to themselves; as numbers, NaN
+        ("fromJSON('[]') == fromJSON('[]')", False),
+        ("fromJSON('{}') != 0", True),
+        ("fromJSON('[1]') > 0 || fromJSON('[1]') <= 0", False),
+        # objects and arrays where text is needed print as GitHub prints them
+        ("format('{0}/{1}', fromJSON('[1]'), job)", "Array/Object"),
+        ("join(fromJSON('[[1], {\"a\": 1}, 2.0, null, true]'))", "Array,Object,2,,true"),
+        ("contains(job, 'object')", True),
+        ("toJSON(fromJSON('{\"v\": 3.0, \"l\": [1.5, \"x\"]}'))", '{\n  "v": 3,\n  "l": [\n    1.5,\n    "x"\n  ]\n}'),
+        ("case(env.time == '3', 'three', env.time == '4', 'four', 'other')", "three"),
+        ("case(false, 1, 2)", 2),
+    ],
+)  # fmt: skip
+def test_the_examples_of_githubs_documentation(expression: str, value: Any) -> None:
+    assert evaluate(expression, DOCS_CONTEXTS) == value
+
+
+def test_matrix_objects_and_arrays_are_read_by_property_and_index() -> None:
+    matrix = {
+        "os": {"name": "ubuntu", "version": "22.04"},
+        "python-version": ["3.12", "312"],
+    }
+    contexts = {**CONTEXTS, "matrix": matrix}
+    assert evaluate("matrix.os.name", contexts) == "ubuntu"
+    assert evaluate("matrix['os']['VERSION']", contexts) == "22.04"
+    assert evaluate("matrix.python-version[0]", contexts) == "3.12"
+    assert evaluate("matrix.python-version[1]", contexts) == "312"
+    assert evaluate("matrix.python-version[2]", contexts) is None
+    assert interpolate(
+        "tox -e py${{ matrix.python-version[1] }} on ${{ matrix.os }}", contexts
+    ) == ("tox -e py312 on Object")
+    assert (
+        interpolate("${{ toJSON(matrix.python-version) }}", contexts) == '[\n  "3.12",\n  "312"\n]'
+    )
+
+
+def test_a_partly_known_context_is_never_written_whole() -> None:
+    with pytest.raises(Unsupported, match="github"):
+        evaluate("toJSON(github)", CONTEXTS)

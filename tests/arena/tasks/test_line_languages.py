@@ -1,0 +1,75 @@
+"""A line runs as the language its gold tests and patch are written in, whatever file it was
+filed in; a language Arena does not run is refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.tasks.importer import import_lines
+from arena.tasks.schema import Language
+
+
+def _diff(*paths: str) -> str:
+    return "".join(
+        f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in paths
+    )
+
+
+def _line(filed: str, patch: list[str], tests: list[str]) -> str:
+    return json.dumps(
+        {
+            "instance_id": "octo__repo-1",
+            "repo": "octo/repo",
+            "base_commit": "a" * 40,
+            "language": filed,
+            "patch": _diff(*patch),
+            "test_patch": _diff(*tests),
+            "ci_name_list": ["test"],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("filed", "patch", "tests", "runs_as"),
+    [
+        # filed under Python, a Go repo: runs as Go
+        ("python", ["pkg/parse.go"], ["pkg/parse_test.go"], Language.GO),
+        # filed under Rust, C++ fix and tests: runs as C++
+        ("rust", ["include/lib.hpp"], ["scripts/test.cpp"], Language.CPP),
+        # no tests: the patch's language decides
+        ("python", ["src/lib.rs", "Cargo.toml"], [], Language.RUST),
+        # a Python project's fix in data files its Python tests read: Python, as filed
+        ("python", ["filters/config.yaml", "fixtures/a.json"], ["tests/test_filters.py"], Language.PYTHON),
+        # a C++ fix checked by Go integration tests: C++, as filed
+        ("cpp", ["src/server.cc"], ["tests/integration/replication_test.go"], Language.CPP),
+    ],
+)  # fmt: skip
+def test_a_line_runs_as_the_language_it_is_written_in(
+    filed: str, patch: list[str], tests: list[str], runs_as: Language
+) -> None:
+    report = import_lines([_line(filed, patch, tests)], None)
+    assert not report.errors
+    [task] = report.tasks
+    assert task.language is runs_as
+    assert task.filed_language == (None if runs_as.value == filed else filed)
+
+
+@pytest.mark.parametrize(
+    ("patch", "tests", "reason"),
+    [
+        (["src/app.ts"], ["src/app.spec.ts"], "language not supported: typescript"),
+        (["R/model.R"], [], "language not supported: r"),
+        (["Sources/FIRApp.m"], [], "language not supported: objective-c"),
+        (["install"], [], "language mislabelled"),  # no source file of any language
+        (["docs/usage.md"], [], "language mislabelled"),
+    ],
+)
+def test_a_line_in_a_language_arena_does_not_run_is_refused_naming_it(
+    patch: list[str], tests: list[str], reason: str
+) -> None:
+    report = import_lines([_line("python", patch, tests)], None)
+    assert not report.tasks
+    [error] = report.errors
+    assert (error.line, error.field, error.reason) == (1, "language", reason)
