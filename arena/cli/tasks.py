@@ -26,12 +26,14 @@ from rich.table import Table
 from arena.ci import environment_spec
 from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
 from arena.cli.options import OnlyOption, TasksOption
+from arena.cli.trials import kept_trials, print_trials, trial
 from arena.tasks.importer import import_lines, read_task_lines
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.refusals import keep_import_outcome, read_refusals, refusals_from, refusals_path
 from arena.tasks.report import STAGES, CorpusReport, Environment, LibraryTask, corpus_report
 from arena.tasks.schema import Task, TaskError, Validation
 from arena.tasks.sources import load_tasks, only, update_library
+from arena.tasks.trials import summarize
 from ci_runner import CISettings, SandboxError
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.git_mirrors import GitMirrors
@@ -599,12 +601,24 @@ def report_tasks(
         refused = read_refusals(refusals_path(settings.cache_dir)) if tasks == "imported" else []
         environments = _environments_if_reached(settings)
         report = corpus_report(refused, [_environment_seen(t, environments) for t in found])
+    trials = kept_trials(settings.cache_dir) if tasks == "imported" else []
     if csv_file is not None:
         csv_file.write_text(csv_text(report.rows))
         print(f"wrote {len(report.rows)} row(s) to {csv_file}")
     elif as_json:
         from api.schemas.tasks import CorpusReportOut
 
-        print(CorpusReportOut.of(report).model_dump_json(indent=2))
+        body = CorpusReportOut.of(report).model_dump(mode="json")
+        if trials:
+            body["trials"] = {
+                "lines": [t.model_dump(mode="json") | {"fault": t.fault.value} for t in trials],
+                "summary": summarize(trials).model_dump(mode="json"),
+            }
+        print(json.dumps(body, indent=2))
     else:
         _print_report(report)
+        if trials:
+            print_trials(trials)
+
+
+app.command("trial")(trial)

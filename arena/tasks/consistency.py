@@ -70,9 +70,9 @@ def with_language(task: Task) -> Task:
     real = found.most_common(1)[0][0]
     language = language_named(real)
     if language is None:
-        where = "gold tests" if tests else "gold patch"
+        where = "gold tests are" if tests else "gold patch is"
         raise UnsupportedTask(
-            f"language: the {where} are {real}, not {filed} (filed as {filed})",
+            f"language: the {where} in {real}, not {filed} (filed as {filed})",
             f"{LANGUAGE_NOT_SUPPORTED}: {real}",
         )
     return task.model_copy(update={"language": language, "filed_language": filed})

@@ -1,0 +1,158 @@
+"""`arena tasks trial`: a seeded sample of a dataset's lines, each taken as far as it goes
+within its time cap, kept with whose fault each stop is and shown by `arena tasks report`."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.tasks.trials import (
+    Fault,
+    TrialRecord,
+    TrialStage,
+    fault_of,
+    ranked_lines,
+    read_trials,
+    summarize,
+    trials_path,
+)
+from tests.ci_runner.projects import PYTHON
+from tests.cli import run_arena
+
+
+def _line(instance_id: str, repo: str, **extra: object) -> str:
+    record = {
+        "instance_id": instance_id,
+        "repo": repo,
+        "base_commit": "a" * 40,
+        "patch": PYTHON.fix,
+        "ci_name_list": ["test"],
+        **extra,
+    }
+    return json.dumps(record)
+
+
+def test_a_seed_ranks_lines_the_same_way_every_time_and_another_seed_differently() -> None:
+    lines = [_line(f"octo__calc-{n}", "octo/calc") for n in range(40)] + ["{not json"]
+    first = ranked_lines(Path("python_x.jsonl"), lines, "20261206")
+    again = ranked_lines(Path("python_x.jsonl"), lines, "20261206")
+    other = ranked_lines(Path("python_x.jsonl"), lines, "1")
+    assert [s.line for s in first] == [s.line for s in again]
+    assert [s.line for s in first] != [s.line for s in other]
+    assert sorted(s.line for s in first) == list(range(1, 42))  # every line, the bad one too
+    assert {s.instance_id for s in first if s.line == 41} == {"line-41"}
+
+
+@pytest.mark.parametrize(
+    ("category", "fault"),
+    [
+        ("mirror incomplete", Fault.SOURCE),
+        ("repo host unreachable", Fault.MACHINE),
+        ("language not supported: typescript", Fault.SCOPE),
+        ("missing base_commit", Fault.DATASET),
+        ("Windows or macOS only", Fault.REPOSITORY),
+        ("gold tests do not fail without the fix", Fault.UNDECIDED),
+        ("Arena could not read the line (Arena's fault)", Fault.ARENA),
+        ("environment build failed", Fault.ARENA),
+        (None, Fault.NONE),
+    ],
+)
+def test_every_stop_says_whose_fault_it_is(category: str | None, fault: Fault) -> None:
+    assert fault_of(category) is fault
+
+
+def test_the_summary_counts_lines_that_reached_each_stage_and_why_the_rest_stopped() -> None:
+    def record(n: int, stage: TrialStage, category: str | None) -> TrialRecord:
+        return TrialRecord(
+            instance_id=f"i-{n}", source_file="f", line=n, rank=n, seed="s", language="go",
+            stage=stage, category=category, reason=None, seconds={"import": float(n)},
+        )  # fmt: skip
+
+    summary = summarize(
+        [
+            record(1, TrialStage.REFUSED, "mirror incomplete"),
+            record(2, TrialStage.REFUSED, "mirror incomplete"),
+            record(3, TrialStage.VALIDATED, "time cap reached"),
+            record(4, TrialStage.PLAYED, None),
+        ]
+    )
+    assert summary.reached == {
+        "imported": 2,
+        "environment built": 2,
+        "validated": 2,
+        "played": 1,
+    }
+    assert summary.stopped[0] == ("mirror incomplete", "refused", Fault.SOURCE.value, 2)
+    assert summary.median_seconds == {"import": 3.0}
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """An HTTP address that accepts connections and never answers (a git host that hangs)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join()
+    for connection in held:
+        connection.close()
+    server.close()
+
+
+def test_a_trial_takes_each_sampled_line_as_far_as_it_goes_and_keeps_it(
+    tmp_path: Path, silent_server: str
+) -> None:
+    lines = [
+        _line("octo__calc-1", str(tmp_path / "no-such-repo")),  # repo not found: replaced
+        _line("octo__calc-2", f"{silent_server}/octo/calc.git"),  # hangs: the cap stops it
+        _line("octo__calc-3", str(tmp_path / "gone")),  # repo not found: replaced
+        _line("octo__calc-4", "octo/calc", patch="x", test_patch="x"),
+        _line("other__calc-5", "octo/calc"),  # the instance names another repo
+    ]
+    dataset = tmp_path / "python_filtered_instance_list.jsonl"
+    dataset.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    done = run_arena(
+        ["tasks", "trial", str(dataset), "--count", "3", "--seed", "7", "--cap", "8",
+         "--skip-unreachable"],
+        ARENA_CACHE_DIR=str(cache),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    kept = {r.instance_id: r for r in read_trials(trials_path(cache))}
+    ranked = [s.instance_id for s in ranked_lines(dataset, lines, "7")]
+    unreachable = {"octo__calc-1", "octo__calc-3"}
+    assert sorted(kept) == sorted(set(ranked) - unreachable)  # replaced by the next lines
+    assert "skipped octo__calc-1: repo not found" in done.stderr
+    hung = kept["octo__calc-2"]
+    assert (hung.stage, hung.category) == (TrialStage.REFUSED, "time cap reached")
+    assert hung.fault is Fault.TIME and "import" in (hung.reason or "")
+    for instance_id in ("octo__calc-4", "other__calc-5"):
+        record = kept[instance_id]
+        assert (record.stage, record.fault) == (TrialStage.REFUSED, Fault.DATASET)
+        assert record.category == "dataset line inconsistent"
+    assert "Why lines stopped" in done.stdout and "whose fault" in done.stdout
+
+    shown = run_arena(["tasks", "report", "--json"], ARENA_CACHE_DIR=str(cache))
+    assert shown.returncode == 0, shown.stderr
+    trials = json.loads(shown.stdout)["trials"]
+    assert {t["instance_id"] for t in trials["lines"]} == set(kept)
+    assert trials["summary"]["lines"] == 3
