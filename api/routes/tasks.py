@@ -60,6 +60,7 @@ def task_summary(row: DictRow) -> TaskSummary:
     return TaskSummary(
         instance_id=row["instance_id"],
         language=row["language"],
+        filed_language=task.get("filed_language"),
         kind=row["kind"],
         repo=task["repo"],
         base_commit=task["base_commit"],

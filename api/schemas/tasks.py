@@ -38,7 +38,9 @@ class LegOut(BaseModel):
 
 class TaskSummary(BaseModel):
     instance_id: str
-    language: str
+    language: str  # what it runs as: the language of its gold tests and patch
+    # the language the dataset filed it under, when that is another one (null: the same)
+    filed_language: str | None = None
     kind: str
     repo: str
     base_commit: str

@@ -82,6 +82,7 @@ function TaskDetails({ id }: { id: string }) {
             <p>{t.validated_at ? `Validated ${when(t.validated_at)}` : "Not validated yet: no test counts."}</p>
             {v.reason && <p className={v.valid ? undefined : "validity-invalid"}>{v.valid ? "Note" : "Invalid"}: {v.reason}</p>}
             <dl className="facts-list">
+              {t.filed_language ? <><dt>Language</dt><dd>filed as {t.filed_language}, runs as {t.language} (the language of its gold tests and patch)</dd></> : null}
               <dt>Chosen leg</dt><dd className="mono">{t.ci_job ?? "– (its own pipeline steps)"}</dd>
               <dt>Toolchain asked</dt><dd>{t.toolchain_request ?? "– (none named by the job)"}</dd>
               <dt>Environment</dt>
