@@ -65,6 +65,9 @@ class CISettings(BaseSettings):
     # history fetched with a task's commit: 1 is the commit alone (its tree, enough to build and
     # test), 0 the commit's whole ancestry (for builds that read tags, `git describe`)
     fetch_depth: int = Field(default=1, ge=0)
+    # a fetch of a task's repo that takes longer is given up, its host called unreachable
+    # (a transfer that stalls for two minutes is given up sooner)
+    fetch_timeout_s: float = Field(default=3600, gt=0)
     # where sandboxes come from: a name in ci_runner.providers.PROVIDERS
     sandbox_provider: str = Field(default="docker", min_length=1)
 

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -55,16 +56,30 @@ class Workspaces:
         runs_dir: Path,
         git_mirrors: GitMirrors | None = None,
         fetch_depth: int = 1,
+        fetch_timeout: float | None = None,
     ) -> None:
         self._mirrors_dir = mirrors_dir
         self._runs_dir = runs_dir
         self._git_mirrors = git_mirrors or GitMirrors()
         self._fetch_depth = fetch_depth
+        self._fetch_timeout = fetch_timeout
 
     @classmethod
     def from_settings(cls, settings: CISettings, extra: GitMirrors | None = None) -> Workspaces:
         rules = settings.mirror_rules() + (extra or GitMirrors())
-        return cls(settings.mirrors_dir, settings.runs_dir, rules, settings.fetch_depth)
+        return cls(
+            settings.mirrors_dir,
+            settings.runs_dir,
+            rules,
+            settings.fetch_depth,
+            settings.fetch_timeout_s,
+        )
+
+    def with_fetch_timeout(self, seconds: float) -> Workspaces:
+        """The same workspaces, whose fetches give up after `seconds`."""
+        return Workspaces(
+            self._mirrors_dir, self._runs_dir, self._git_mirrors, self._fetch_depth, seconds
+        )
 
     def fetch_location(self, source: str) -> str:
         """Where `source` is fetched from, after the mirror rules."""
@@ -118,10 +133,20 @@ class Workspaces:
         try:
             # a shallow source hands its boundary on (else git keeps the commit without
             # its parents and calls the mirror corrupt later)
-            _git(path, "fetch", "--quiet", "--no-tags", "--update-shallow", *depth, location, keep)
+            _git(
+                path,
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--update-shallow",
+                *depth,
+                location,
+                keep,
+                timeout=self._fetch_timeout,
+            )
             return
         except WorkspaceError as exc:
-            by_id = _fetch_failure(str(exc), self._shown(source), commit)
+            by_id = _fetch_failure(exc, self._shown(source), commit)
         if not isinstance(by_id, CommitMissing):
             raise by_id
         try:  # the source may hold the commit yet refuse it by id (a bundle, an old server)
@@ -133,9 +158,10 @@ class Workspaces:
                 location,
                 "+refs/heads/*:refs/heads/*",
                 "+refs/tags/*:refs/tags/*",
+                timeout=self._fetch_timeout,
             )
         except WorkspaceError as exc:
-            raise _fetch_failure(str(exc), self._shown(source), commit) from None
+            raise _fetch_failure(exc, self._shown(source), commit) from None
         if _find_commit(pygit2.Repository(str(path)), commit) is None:
             raise by_id
 
@@ -251,9 +277,12 @@ _NO_REPO = re.compile(
 )
 
 
-def _fetch_failure(text: str, shown: str, commit: str) -> WorkspaceError:
-    """A failed fetch's error, classified by what git printed."""
-    detail = text.removeprefix("git fetch failed: ")
+def _fetch_failure(exc: WorkspaceError, shown: str, commit: str) -> WorkspaceError:
+    """A failed fetch's error, classified by what git printed (one `_git` classified itself,
+    a fetch stopped at its timeout, is kept)."""
+    if type(exc) is not WorkspaceError:
+        return type(exc)(f"{shown}: {exc}")
+    detail = str(exc).removeprefix("git fetch failed: ")
     if _INCOMPLETE.search(detail):
         return MirrorIncomplete(f"{shown} lacks objects under commit {commit}: {detail}")
     if _NO_COMMIT.search(detail):
@@ -265,23 +294,48 @@ def _fetch_failure(text: str, shown: str, commit: str) -> WorkspaceError:
     return WorkspaceError(f"cannot fetch {shown}: {detail}")
 
 
-def _git(cwd: Path, *args: str) -> None:
-    """Run git with no user or system config, so nothing on the host changes its behaviour."""
+# the host's proxy and trust settings reach git; nothing else of its environment does
+_GIT_PASSTHROUGH = (
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+    "GIT_SSL_CAINFO", "SSL_CERT_FILE", "SSL_CERT_DIR",
+)  # fmt: skip
+# a transfer slower than this many bytes a second for this long is a host that stopped answering
+_STALL = ("-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=120")
+
+
+def _git(cwd: Path, *args: str, timeout: float | None = None) -> None:
+    """Run git with no user or system config, so nothing on the host changes its behaviour;
+    past `timeout` seconds its whole process group is stopped and the host called
+    unreachable."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_TERMINAL_PROMPT": "0",
         "LC_ALL": "C",
+        **{name: os.environ[name] for name in _GIT_PASSTHROUGH if os.environ.get(name)},
     }
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+        child = subprocess.Popen(
+            ["git", *_STALL, *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # git's transport helpers are stopped with it
         )
     except OSError as exc:
         raise WorkspaceError(f"cannot run git ({exc}); install git") from exc
-    if done.returncode != 0:
-        raise WorkspaceError(f"git {args[0]} failed: {done.stderr.strip()[-2000:]}")
+    try:
+        _, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        raise HostUnreachable(f"git {args[0]} gave no answer within {timeout:.0f} s") from None
+    if child.returncode != 0:
+        raise WorkspaceError(f"git {args[0]} failed: {err.strip()[-2000:]}")
 
 
 _FILE_MODES = (pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE)

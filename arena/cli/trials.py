@@ -28,7 +28,7 @@ from arena.cli.exits import exit_on_errors, stderr
 from arena.tasks.importer import read_task_lines
 from arena.tasks.refusals import read_refusals, refusals_path
 from arena.tasks.report import categorize
-from arena.tasks.schema import TaskError
+from arena.tasks.schema import TaskError, repo_source
 from arena.tasks.sources import library_path
 from arena.tasks.trials import (
     SampledLine,
@@ -42,6 +42,9 @@ from arena.tasks.trials import (
     trials_path,
 )
 from ci_runner import CISettings
+from ci_runner.errors import WorkspaceError
+from ci_runner.git_mirrors import GitMirrors
+from ci_runner.workspace import Workspaces
 
 TIME_CAP = "time cap reached"
 # a line whose repo cannot be reached is replaced by the next one with --skip-unreachable
@@ -174,6 +177,22 @@ def _trial(
     )
 
 
+def _unreachable(sampled: SampledLine, workspaces: Workspaces) -> str | None:
+    """Why the line's repo cannot be fetched (its commit, as the import would fetch it into
+    the same cache), or None: a line refused before its import fetches anything is skipped
+    too when its repo is out of reach, so the sample is the same whatever the refusal."""
+    record = _json(sampled.text)
+    repo = record.get("repo") if isinstance(record, dict) else None
+    commit = record.get("base_commit") if isinstance(record, dict) else None
+    if not isinstance(repo, str) or not isinstance(commit, str) or not repo.strip():
+        return None  # the import refuses it, and says why
+    try:
+        workspaces.mirror(repo_source(repo.strip()), commit.strip().lower())
+    except WorkspaceError as exc:
+        return exc.reason if exc.reason in _UNREACHABLE else None
+    return None
+
+
 def _mirror_args(mirrors: list[str]) -> list[str]:
     return [arg for rule in mirrors for arg in ("--mirror", rule)]
 
@@ -210,6 +229,8 @@ def trial(
     records: list[TrialRecord] = []
     with exit_on_errors():
         samples = [(p, ranked_lines(p, read_task_lines(p), seed)) for p in files]
+        workspaces = Workspaces.from_settings(settings, GitMirrors.parse(mirror or []))
+        workspaces = workspaces.with_fetch_timeout(cap)  # a probe within a line's cap
         total = sum(min(count, len(ranked)) for _, ranked in samples)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
         with (
@@ -223,6 +244,9 @@ def trial(
                     if taken == count:
                         break
                     progress.update(bar, description=f"{path.name}: {sampled.instance_id}")
+                    if skip_unreachable and (why := _unreachable(sampled, workspaces)):
+                        stderr.print(f"skipped {sampled.instance_id}: {why}")
+                        continue
                     line = _Line(sampled, time.monotonic() + cap)
                     record = _trial(line, cache_dir, mirror or [], Path(workdir), seed)
                     if skip_unreachable and record.category in _UNREACHABLE:

@@ -34,6 +34,14 @@ _COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1, or SHA-256 repos
 _MAX_ENTRY = 10_000
 
 
+def repo_source(repo: str) -> str:
+    """Where a line's `repo` is fetched from: GitHub's `owner/name` as its URL (unless a
+    local folder has that name), anything else as it is."""
+    if _GITHUB_SLUG.match(repo) and not Path(repo).exists():
+        return f"https://github.com/{repo}.git"
+    return repo
+
+
 def language_of(name: str) -> Language | None:
     """A language named by text such as `Go`, `c++` or a file name `cpp_filtered_....jsonl`."""
     return language_named(name)
@@ -269,9 +277,7 @@ class Task(BaseModel):
     @field_validator("repo")
     @classmethod
     def _github_slug(cls, value: str) -> str:
-        if _GITHUB_SLUG.match(value) and not Path(value).exists():
-            return f"https://github.com/{value}.git"
-        return value
+        return repo_source(value)
 
     @field_validator("fail_to_pass", "pass_to_pass", mode="before")
     @classmethod

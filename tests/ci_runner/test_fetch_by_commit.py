@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pygit2
@@ -146,3 +147,16 @@ def test_a_mirror_made_by_an_earlier_version_is_used_as_it_is(tmp_path: Path) ->
     remove_tree(tmp_path / "source")  # no fetch is needed, so none is tried
     mirror = workspaces.mirror(str(tmp_path / "source"), commits["c2"])
     assert isinstance(mirror, pygit2.Repository) and not mirror.is_shallow
+
+
+def test_a_host_that_never_answers_is_given_up_on_in_time(tmp_path: Path) -> None:
+    with socket.socket() as silent:  # takes connections (its backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        workspaces = _workspaces(tmp_path).with_fetch_timeout(3)
+        started = time.monotonic()
+        with pytest.raises(HostUnreachable, match="no answer within 3 s") as caught:
+            workspaces.mirror(f"http://127.0.0.1:{port}/octo/calc.git", "ab" * 20)
+        assert time.monotonic() - started < 20
+    assert caught.value.reason == "repo host unreachable"

@@ -23,6 +23,7 @@ from arena.tasks.trials import (
 )
 from tests.ci_runner.projects import PYTHON
 from tests.cli import run_arena
+from tests.conftest import MakeRepo
 
 
 def _line(instance_id: str, repo: str, **extra: object) -> str:
@@ -122,29 +123,29 @@ def test_a_trial_takes_each_sampled_line_as_far_as_it_goes_and_keeps_it(
     tmp_path: Path, silent_server: str
 ) -> None:
     lines = [
-        _line("octo__calc-1", str(tmp_path / "no-such-repo")),  # repo not found: replaced
+        _line("octo__calc-1", str(tmp_path / "no-such-repo")),  # repo not found
         _line("octo__calc-2", f"{silent_server}/octo/calc.git"),  # hangs: the cap stops it
-        _line("octo__calc-3", str(tmp_path / "gone")),  # repo not found: replaced
-        _line("octo__calc-4", "octo/calc", patch="x", test_patch="x"),
+        _line("octo__calc-4", "octo/calc", patch="x", test_patch="x"),  # the same patches
         _line("other__calc-5", "octo/calc"),  # the instance names another repo
     ]
     dataset = tmp_path / "python_filtered_instance_list.jsonl"
     dataset.write_text("\n".join(lines) + "\n")
     cache = tmp_path / "cache"
     done = run_arena(
-        ["tasks", "trial", str(dataset), "--count", "3", "--seed", "7", "--cap", "8",
-         "--skip-unreachable"],
+        ["tasks", "trial", str(dataset), "--count", "9", "--seed", "7", "--cap", "6"],
         ARENA_CACHE_DIR=str(cache),
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     kept = {r.instance_id: r for r in read_trials(trials_path(cache))}
-    ranked = [s.instance_id for s in ranked_lines(dataset, lines, "7")]
-    unreachable = {"octo__calc-1", "octo__calc-3"}
-    assert sorted(kept) == sorted(set(ranked) - unreachable)  # replaced by the next lines
-    assert "skipped octo__calc-1: repo not found" in done.stderr
+    assert sorted(kept) == sorted(["octo__calc-1", "octo__calc-2", "octo__calc-4", "other__calc-5"])
+    assert (kept["octo__calc-1"].category, kept["octo__calc-1"].fault) == (
+        "repo not found",
+        Fault.SOURCE,
+    )
     hung = kept["octo__calc-2"]
     assert (hung.stage, hung.category) == (TrialStage.REFUSED, "time cap reached")
     assert hung.fault is Fault.TIME and "import" in (hung.reason or "")
+    assert hung.seconds["import"] < 30  # stopped at the cap, not when git gave up
     for instance_id in ("octo__calc-4", "other__calc-5"):
         record = kept[instance_id]
         assert (record.stage, record.fault) == (TrialStage.REFUSED, Fault.DATASET)
@@ -155,4 +156,30 @@ def test_a_trial_takes_each_sampled_line_as_far_as_it_goes_and_keeps_it(
     assert shown.returncode == 0, shown.stderr
     trials = json.loads(shown.stdout)["trials"]
     assert {t["instance_id"] for t in trials["lines"]} == set(kept)
-    assert trials["summary"]["lines"] == 3
+    assert trials["summary"]["lines"] == 4
+
+
+def test_a_line_whose_repo_cannot_be_fetched_is_replaced_by_the_next(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    """Whether or not its import would fetch anything: a line refused before the fetch whose
+    repo is out of reach is skipped too, so the sample does not depend on the refusal."""
+    repo, commit = make_repo(PYTHON.files)
+    lines = [
+        _line("octo__calc-1", str(tmp_path / "no-such-repo")),
+        _line("octo__calc-2", str(tmp_path / "gone"), patch="x", test_patch="x"),
+        _line("octo__calc-4", repo, base_commit=commit, patch="x", test_patch="x"),
+        _line("other__calc-5", repo, base_commit=commit),
+    ]
+    dataset = tmp_path / "python_filtered_instance_list.jsonl"
+    dataset.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    done = run_arena(
+        ["tasks", "trial", str(dataset), "--count", "2", "--seed", "7", "--skip-unreachable"],
+        ARENA_CACHE_DIR=str(cache),
+    )
+    assert done.returncode == 0, done.stderr
+    kept = {r.instance_id for r in read_trials(trials_path(cache))}
+    assert kept == {"octo__calc-4", "other__calc-5"}
+    assert "skipped octo__calc-1: repo not found" in done.stderr
+    assert "skipped octo__calc-2: repo not found" in done.stderr
