@@ -181,6 +181,41 @@ def without_foreign(script: str) -> tuple[str, list[str]]:
     return "\n".join(kept).strip(), dropped
 
 
+# what a container cannot do and a test run does not need: kernel parameters are the host's
+# (`sysctl -w vm.mmap_rnd_bits=28`, ASan's usual workaround, or a write under /proc/sys), and
+# the core-dump limit only decides whether a crash leaves a core file
+_HOST_ONLY = re.compile(
+    r"^(?:sysctl\s+(?:-\w+\s+)*(?:-w\s+|-p\b|[\w.]+=)"
+    r"|(?:echo|printf)\s.*\|\s*tee\s+(?:-a\s+)?/proc/sys/"
+    r"|(?:echo|printf)\s.*>+\s*/proc/sys/"
+    r"|ulimit\s+(?:-\w*c\w*)\s+\S+)"
+)
+
+
+def is_host_only(command: str) -> bool:
+    """The command sets what only the host can (a kernel parameter, the core-dump limit)."""
+    return _HOST_ONLY.match(drop_sudo(command).strip()) is not None
+
+
+def without_host_only(script: str) -> tuple[str, list[str]]:
+    """The script without the lines a container cannot honour, and those lines: each of their
+    commands sets a kernel parameter or the core-dump limit, which the run cannot change
+    and its tests do not depend on."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    raw_lines = script.splitlines()
+    start = 0
+    for after, line in _line_groups(script):
+        group = raw_lines[start:after]
+        start = after
+        commands = _commands(line)
+        if commands and all(is_host_only(c) for c in commands):
+            dropped.append(line)
+        else:
+            kept.extend(group)
+    return "\n".join(kept).strip(), dropped
+
+
 def is_setup(script: str) -> bool:
     """Every command installs or fetches (or only echoes, cds, sets): a setup step."""
     commands = [c for line in logical_lines(script) for c in _commands(line)]

@@ -29,6 +29,7 @@ from ci_runner.workflows.commands import (
     uses_conda,
     uses_docker,
     without_foreign,
+    without_host_only,
 )
 from ci_runner.workflows.expressions import (
     ExpressionError,
@@ -217,6 +218,14 @@ def _expand(
                 out.notes.append(f"step {step.name!r} dropped: macOS/Windows only ({shown})")
                 continue
             out.notes.append(f"step {step.name!r}: macOS/Windows-only lines dropped ({shown})")
+        run, host_only = without_host_only(run)
+        if host_only:
+            shown = "; ".join(line[:80] for line in host_only)
+            why = "a container cannot set them, and the tests do not depend on them"
+            if not run:
+                out.notes.append(f"step {step.name!r} dropped: host settings only ({shown}): {why}")
+                continue
+            out.notes.append(f"step {step.name!r}: host settings skipped ({shown}): {why}")
         if run != step.run.strip():
             if "brew" in step.run:
                 out.notes.append(f"step {step.name!r}: brew installs as Debian packages ({run})")
