@@ -36,6 +36,9 @@ def with_pipeline(task: Task, workspaces: Workspaces) -> Task:
             task.language.value,
             read_file=lambda path: workspaces.read_text(task.repo, task.base_commit, path),
             github=github,
+            # the tests that judge it: the gold tests, or for a CI-judged task the code the
+            # gold patch changes (its tests are beside it)
+            gold_paths=sorted(patch_paths(task.test_patch) or patch_paths(task.patch)),
         )
     except WorkflowError as exc:  # its reason is the refusal's category
         raise UnsupportedTask(f"ci_name_list: {exc}", exc.reason) from exc

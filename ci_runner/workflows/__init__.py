@@ -18,7 +18,7 @@ import yaml
 from ci_runner.errors import CIError
 from ci_runner.languages import profiles
 from ci_runner.pipeline import Pipeline, Service, Step
-from ci_runner.workflows.commands import ReadFile, only_lints
+from ci_runner.workflows.commands import ReadFile, only_lints, runner_lines
 from ci_runner.workflows.expressions import (
     ExpressionError,
     Unsupported,
@@ -42,10 +42,12 @@ from ci_runner.workflows.ranking import (
     NOT_TESTS,
     Assessment,
     assess,
+    placement,
     purposes_of_text,
 )
 from ci_runner.workflows.refusals import Refusal, refusal_of
 from ci_runner.workflows.reporting import ReportRuleError, report_for
+from ci_runner.workflows.scope import gold_scope
 from ci_runner.workflows.steps import LegSteps, job_env, leg_steps
 from ci_runner.workflows.yaml12 import load_yaml
 
@@ -372,6 +374,7 @@ def derive_pipelines(
     github: Mapping[str, Any] | None = None,
     step_timeout_s: float = 1800,
     max_candidates: int = 8,
+    gold_paths: Sequence[str] = (),
 ) -> DerivedJobs:
     """Every usable leg the entries name, ranked by how likely it runs the project's tests
     (see `ranking`), as pipelines; raises `UnsupportedJob` (reason: its `Refusal` category)
@@ -380,7 +383,8 @@ def derive_pipelines(
     Listed legs come first; the other Linux legs of every listed job, and, when
     no listed leg is usable (or the entries name none), every other leg of the same workflow
     files (all of them for `ANY_JOB`) are considered too, as fallbacks. `github` completes the
-    context of a pull request from a fork (`repository`, `sha`...).
+    context of a pull request from a fork (`repository`, `sha`...). `gold_paths`, the files
+    the gold tests touch, rank legs whose test commands reach them first (`scope`).
     """
     notes: list[str] = []
     documents = _documents(workflows, notes)
@@ -398,7 +402,11 @@ def derive_pipelines(
         item = _Considered(leg=leg, listed=is_listed, order=len(items))
         _consider(documents, item, given, read_file, step_timeout_s, notes)
         if item.category is None and item.steps is not None:
-            item.assessment = _assess(item, language)
+            if remote := _remote_tests(item.steps):
+                item.why = f"dropped: runs its tests on another machine ({remote})"
+                item.category = Refusal.NO_TEST_JOB
+            else:
+                item.assessment = _assess(item, language, list(gold_paths), read_file)
         items.append(item)
 
     for leg in listed:
@@ -416,6 +424,14 @@ def derive_pipelines(
     test_like = [i for i in items if i.assessment is not None and i.assessment.tier < 3]
     if any_job or (not test_like and not any(i.category in needs for i in items)):
         for path in _fallback_files(documents, listed, job_refs, any_job):
+            for leg in every.get(path, []):
+                if is_linux(leg.runs_on, leg.job):
+                    consider(leg, False)
+    # no leg considered reaches the gold tests: the repo's other workflows may (its unit
+    # tests in a workflow the dataset did not list); they rank as fallbacks, by evidence
+    reaching = [i for i in items if i.assessment is not None and i.assessment.reaches_gold]
+    if gold_paths and not reaching and not any(i.category in needs for i in items):
+        for path in documents:
             for leg in every.get(path, []):
                 if is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
@@ -481,9 +497,30 @@ def _ranked(
     return DerivedJobs(candidates=candidates, considered=tuple(considered), notes=tuple(notes))
 
 
-def _assess(item: _Considered, language: str) -> Assessment:
+_REMOTE = re.compile(r"(?:^|[\s;&|(])(?:ssh|sshpass)\s+\S")
+
+
+def _remote_tests(steps: LegSteps) -> str | None:
+    """The ssh line a test step runs its tests through, on a machine a sandbox never reaches."""
+    for step in steps.steps:
+        if step.name in steps.test_runners and (found := _REMOTE.search(step.run)):
+            line = step.run[found.start() :].strip().splitlines()[0]
+            return line[:80]
+    return None
+
+
+def _assess(
+    item: _Considered, language: str, gold_paths: list[str], read_file: ReadFile
+) -> Assessment:
     assert item.steps is not None
     steps, leg = item.steps, item.leg
+    lines = [
+        line
+        for s in steps.steps
+        if s.name in steps.test_runners
+        for line in runner_lines(s.run, s.workdir, read_file)
+    ]
+    scope = gold_scope(lines, gold_paths, read_file)
     names = " ".join(
         [leg.display_name, leg.job_id, *(to_text(v) for v in leg.matrix.values())]
         + ([leg.caller] if leg.caller else [])
@@ -503,6 +540,9 @@ def _assess(item: _Considered, language: str) -> Assessment:
         fallback=not item.listed,
         version=steps.toolchain_request or _matrix_version(leg.matrix),
         order=item.order,
+        evidence=int(scope.evidence),
+        evidence_why=scope.why,
+        place=placement(names, gold_paths),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ci_runner.workflows.brew import brew_as_apt
 
@@ -314,8 +315,19 @@ def _recipes(tool: str, text: str) -> dict[str, tuple[list[str], str]]:
     return recipes
 
 
-def _target_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
-    """The test runner a `make TARGET` / `just RECIPE` line runs, read from its recipes."""
+@dataclass(frozen=True)
+class RunnerLine:
+    """A shell line that runs a test runner, and where it runs: the step's folder, or the
+    folder of the Makefile or justfile whose recipe holds it (`make -C dir`)."""
+
+    line: str
+    directory: str
+    via: str | None = None  # `Makefile: make test-unit`, `scripts/test.sh`
+
+
+def _target_runner_lines(script: str, workdir: str, read_file: ReadFile) -> list[RunnerLine]:
+    """The test-runner lines a `make TARGET` / `just RECIPE` line runs, read from the recipes
+    of the first target whose recipes (or their prerequisites') run one."""
     for match in _TARGET_TOOL.finditer(script):
         tool = "just" if match["tool"] == "just" else "make"
         found = _target_and_dir(tool, match["args"], workdir)
@@ -346,12 +358,56 @@ def _target_runner(script: str, workdir: str, read_file: ReadFile) -> str | None
                     continue
                 seen.add(current)
                 deps, body = recipes[current]
-                if inner := TEST_RUNNERS.search("\n".join(logical_lines(body))):
-                    runner = _shown(inner)
-                    return f"{runner} (in {path}: {match['tool']} {target})"
+                lines = [line for line in logical_lines(body) if TEST_RUNNERS.search(line)]
+                if lines:
+                    via = f"{path}: {match['tool']} {target}"
+                    folder = posixpath.dirname(path) or "."
+                    return [RunnerLine(line, folder, via) for line in lines]
                 pending.extend((d, depth + 1) for d in deps)
             break
-    return None
+    return []
+
+
+def _runs_make_or_just(line: str) -> bool:
+    found = TEST_RUNNERS.search(line)
+    return found is not None and _shown(found).startswith(("make", "just"))
+
+
+def runner_lines(script: str, workdir: str, read_file: ReadFile) -> list[RunnerLine]:
+    """The lines that run a test runner, as `test_runner` finds it: in the script itself,
+    in the make/just recipes it names, or in a script file it calls."""
+    lines = logical_lines(script)
+    direct = [line for line in lines if TEST_RUNNERS.search(line)]
+    plain = [line for line in direct if not _runs_make_or_just(line)]
+    if plain:
+        return [RunnerLine(line, workdir) for line in plain]
+    if found := _target_runner_lines("\n".join(lines), workdir, read_file):
+        return found
+    if direct:
+        return [RunnerLine(line, workdir) for line in direct]
+    for match in _SCRIPT.finditer("\n".join(lines)):
+        relative = match["path"] or match["exe"]
+        path = posixpath.normpath(posixpath.join(workdir, relative))
+        if path.startswith(("../", "/")):
+            continue
+        body = read_file(path)
+        if body is None:
+            continue
+        inner = [line for line in logical_lines(body[: 256 * 1024]) if TEST_RUNNERS.search(line)]
+        if inner:
+            return [RunnerLine(line, workdir, path) for line in inner]
+    return []
+
+
+def _target_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
+    """The test runner a `make TARGET` / `just RECIPE` line runs, read from its recipes."""
+    found = _target_runner_lines(script, workdir, read_file)
+    if not found:
+        return None
+    inner = TEST_RUNNERS.search(found[0].line)
+    assert inner is not None
+    path, _, command = (found[0].via or "").partition(": ")
+    return f"{_shown(inner)} (in {path}: {command})"
 
 
 def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:

@@ -151,12 +151,41 @@ def version_key(version: str | None) -> tuple[int, ...]:
     return tuple(int(p) for p in found[1].split(".")) if found else ()
 
 
+# legs that test something else than the unit tests, or on another machine or architecture:
+# after the legs that test the project's own code natively, unless the gold tests are there
+_INTEGRATION = re.compile(
+    r"\b(?:integration|e2e|end[-_ ]to[-_ ]end|acceptance|smoke|system[-_ ]tests?)\b",
+    re.IGNORECASE,
+)
+_FOREIGN_ARCH = re.compile(
+    r"\b(?:s390x?|ppc64(?:le)?|power(?:pc)?|arm64|aarch64|armv\d\w*|armhf|riscv\d*|mips\w*"
+    r"|loong\w*|qemu|ibm[-_ ]?z"
+    # a Linux leg named for another OS cross-builds for it (`build (windows-amd64)`)
+    r"|windows|win32|win64|darwin|macos|osx|freebsd|openbsd|netbsd|dragonfly|solaris|illumos"
+    r"|aix|android|ios|wasm|wasip?\d?|js)\b",
+    re.IGNORECASE,
+)
+
+
+def placement(names: str, gold_paths: list[str]) -> tuple[int, str]:
+    """0 for a leg that tests natively; 1 for an integration or end-to-end leg (unless a gold
+    test lies in such a folder); 2 for a leg on another architecture, with why."""
+    if _FOREIGN_ARCH.search(names.replace("_", " ")):
+        return 2, "another architecture or OS, ranked after native legs"
+    if _INTEGRATION.search(names.replace("_", " ")) and not any(
+        _INTEGRATION.search(p.replace("_", " ").replace("/", " ")) for p in gold_paths
+    ):
+        return 1, "an integration leg, ranked after unit legs"
+    return 0, ""
+
+
 @dataclass(frozen=True)
 class Assessment:
     tier: int  # 0 tests, 1 test variant, 2 unrecognised commands, 3 another purpose
     purposes: frozenset[Purpose]
     key: tuple[object, ...]  # sort key: smaller is better
     why: str
+    reaches_gold: bool = False  # its test commands' scope holds a gold test
 
 
 def assess(
@@ -169,11 +198,18 @@ def assess(
     fallback: bool,
     version: str | None,
     order: int,
+    evidence: int = 1,
+    evidence_why: str = "",
+    place: tuple[int, str] = (0, ""),
 ) -> Assessment:
     """Where a usable leg goes in the order, and why.
 
     `names` is the leg's display name, job id and matrix values; `runner_runs` the run text of
     its steps with a recognised test runner, `other_runs` that of its other CI steps.
+    `evidence` says whether its runners reach the gold tests (`scope.Evidence`: 0 they do, 1
+    unknown, 2 they leave them out) and `place` where it tests (`placement`). A leg that
+    leaves the gold tests out comes after every other test-like leg; evidence orders legs
+    of one tier before their place, their language and their listing.
     """
     named = purposes_of_text(names)
     selected = purposes_of_commands(runner_runs if runners else runner_runs + other_runs)
@@ -198,6 +234,25 @@ def assess(
         why += "; a fallback (not listed in ci_name_list)"
     if version:
         why += f"; toolchain {version}"
+    if evidence_why:
+        why += f"; {evidence_why}"
+    if place[1]:
+        why += f"; {place[1]}"
     newest = tuple(-n for n in version_key(version))
-    key = (tier, fit, fallback, len(variants), not newest, newest, order)
-    return Assessment(tier=tier, purposes=purposes, key=key, why=why)
+    misses = evidence == 2
+    key = (
+        tier == 3,
+        misses,
+        tier,
+        evidence,
+        place[0],
+        fit,
+        fallback,
+        len(variants),
+        not newest,
+        newest,
+        order,
+    )
+    return Assessment(
+        tier=tier, purposes=purposes, key=key, why=why, reaches_gold=evidence == 0 and tier < 3
+    )
