@@ -218,6 +218,11 @@ class Arena:
         self._retry_delay_s = retry_delay_s
         self._max_legs_tried = max_legs_tried
 
+    @property
+    def max_legs_tried(self) -> int:
+        """Legs validation tries per task before calling it invalid (ARENA_MAX_LEGS_TRIED)."""
+        return self._max_legs_tried
+
     def _with_retries(self, work: Callable[[], CIResult]) -> CIResult:
         """Infrastructure faults are retried, never scored; the last one propagates."""
         for attempt in range(self._infra_attempts):

@@ -63,7 +63,12 @@ class Services:
 
     @functools.cached_property
     def arena(self) -> Arena:
-        return Arena(self.ci, self.workspaces, self.ci_settings.cache_dir / "retrieval")
+        return Arena(
+            self.ci,
+            self.workspaces,
+            self.ci_settings.cache_dir / "retrieval",
+            max_legs_tried=self.ci_settings.max_legs_tried,
+        )
 
     def player(self, name: str) -> tuple[Player, int | None]:
         """The player and its concurrency limit across workers (None: unlimited)."""
@@ -104,6 +109,7 @@ class Services:
                         self.workspaces,
                         self.ci_settings.cache_dir / "retrieval",
                         context_budget_tokens=budget,
+                        max_legs_tried=self.ci_settings.max_legs_tried,
                     )
                 )
             return self._arenas[budget]

@@ -54,3 +54,13 @@ def test_preparing_one_task_holds_up_no_other_and_each_is_prepared_once(
     assert results == ["prepared 1"] * 3
     assert sorted(arena.calls) == [1, 2]  # three steps asked for task 1: prepared once
     assert s.prepared(1) == "prepared 1" and sorted(arena.calls) == [1, 2]
+
+
+def test_every_arena_a_worker_builds_tries_as_many_legs_as_the_setting_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_MAX_LEGS_TRIED", "5")
+    found = Services(settings=ServiceSettings(), pool=None, redis=None, slots=None, secrets=KnownSecrets())  # type: ignore[arg-type]  # fmt: skip
+    found.__dict__["ci"] = None  # the cached property, without an engine
+    assert found.arena.max_legs_tried == 5
+    assert found._arena_for(1234).max_legs_tried == 5  # a tournament's own context budget
