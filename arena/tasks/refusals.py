@@ -14,11 +14,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from arena.tasks.importer import LineError
 from arena.tasks.json_records import JsonRecordError, load_json
-from arena.tasks.schema import Language, TaskError, language_of
+from arena.tasks.record_files import read_records, write_records
+from arena.tasks.schema import Language, language_of
 
 
 class Refusal(BaseModel):
@@ -113,26 +114,11 @@ def refusals_path(cache_dir: Path) -> Path:
 
 
 def read_refusals(path: Path) -> list[Refusal]:
-    if not path.exists():
-        return []
-    found = []
-    try:
-        for number, raw in enumerate(path.read_text().splitlines(), start=1):
-            if raw.strip():
-                try:
-                    found.append(Refusal.model_validate_json(raw))
-                except ValidationError as exc:
-                    raise TaskError(f"{path} line {number} is not a refusal: {exc}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskError(f"cannot read {path}: {exc}") from exc
-    return found
+    return read_records(path, Refusal, "a refusal")
 
 
 def write_refusals(path: Path, refusals: Iterable[Refusal]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(r.model_dump_json() + "\n" for r in refusals))
-    tmp.replace(path)
+    write_records(path, refusals)
 
 
 def keep_import_outcome(

@@ -20,10 +20,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from arena.tasks.json_records import JsonRecordError, load_json
-from arena.tasks.schema import TaskError
+from arena.tasks.record_files import read_records, write_records
 
 
 class TrialStage(StrEnum):
@@ -158,28 +158,13 @@ def trials_path(cache_dir: Path) -> Path:
 
 
 def read_trials(path: Path) -> list[TrialRecord]:
-    if not path.exists():
-        return []
-    found = []
-    try:
-        for number, raw in enumerate(path.read_text().splitlines(), start=1):
-            if raw.strip():
-                try:
-                    found.append(TrialRecord.model_validate_json(raw))
-                except ValidationError as exc:
-                    raise TaskError(f"{path} line {number} is not a trial: {exc}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskError(f"cannot read {path}: {exc}") from exc
-    return found
+    return read_records(path, TrialRecord, "a trial")
 
 
 def keep_trial(path: Path, record: TrialRecord) -> None:
     """Adds one trial, replacing an earlier trial of the same instance (the latest counts)."""
     kept = [r for r in read_trials(path) if r.instance_id != record.instance_id]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(r.model_dump_json() + "\n" for r in [*kept, record]))
-    tmp.replace(path)
+    write_records(path, [*kept, record])
 
 
 class TrialSummary(BaseModel):

@@ -159,11 +159,14 @@ def only_lints(script: str) -> bool:
     return bool(lints) and all(c in lints or _BENIGN.match(c) for c in commands)
 
 
-def without_foreign(script: str) -> tuple[str, list[str]]:
-    """The script without its macOS/Windows-only lines (choco, xcode...), and those lines.
+# a logical line as it stays: None to drop it, else its replacement lines and what of it was
+# dropped (a brew formula without a Debian package)
+_LineRule = Callable[[str], "tuple[list[str] | None, list[str]]"]
 
-    A `brew install` line becomes `apt-get install` of the Debian packages that give the
-    same formulae (see `brew`); the formulae without one are listed as dropped."""
+
+def _rewrite_lines(script: str, rule: _LineRule) -> tuple[str, list[str]]:
+    """The script with each logical line kept as written (its raw lines, continuations and
+    all), replaced, or dropped by `rule`; and what was dropped."""
     kept: list[str] = []
     dropped: list[str] = []
     raw_lines = script.splitlines()
@@ -171,15 +174,28 @@ def without_foreign(script: str) -> tuple[str, list[str]]:
     for after, line in _line_groups(script):
         group = raw_lines[start:after]
         start = after
-        apt, unknown = brew_as_apt(line)
-        if apt is not None:
-            kept.append(apt)
-            dropped.extend(f"brew formula {f} (no Debian package known)" for f in unknown)
-        elif _FOREIGN.search(line):
+        replaced, lost = rule(line)
+        dropped.extend(lost)
+        if replaced is None:
             dropped.append(line)
         else:
-            kept.extend(group)
+            kept.extend(group if replaced == [line] else replaced)
     return "\n".join(kept).strip(), dropped
+
+
+def _foreign_rule(line: str) -> tuple[list[str] | None, list[str]]:
+    apt, unknown = brew_as_apt(line)
+    if apt is not None:
+        return [apt], [f"brew formula {f} (no Debian package known)" for f in unknown]
+    return (None, []) if _FOREIGN.search(line) else ([line], [])
+
+
+def without_foreign(script: str) -> tuple[str, list[str]]:
+    """The script without its macOS/Windows-only lines (choco, xcode...), and those lines.
+
+    A `brew install` line becomes `apt-get install` of the Debian packages that give the
+    same formulae (see `brew`); the formulae without one are listed as dropped."""
+    return _rewrite_lines(script, _foreign_rule)
 
 
 # what a container cannot do and a test run does not need: kernel parameters are the host's
@@ -198,23 +214,16 @@ def is_host_only(command: str) -> bool:
     return _HOST_ONLY.match(drop_sudo(command).strip()) is not None
 
 
+def _host_only_rule(line: str) -> tuple[list[str] | None, list[str]]:
+    commands = _commands(line)
+    return (None, []) if commands and all(is_host_only(c) for c in commands) else ([line], [])
+
+
 def without_host_only(script: str) -> tuple[str, list[str]]:
     """The script without the lines a container cannot honour, and those lines: each of their
     commands sets a kernel parameter or the core-dump limit, which the run cannot change
     and its tests do not depend on."""
-    kept: list[str] = []
-    dropped: list[str] = []
-    raw_lines = script.splitlines()
-    start = 0
-    for after, line in _line_groups(script):
-        group = raw_lines[start:after]
-        start = after
-        commands = _commands(line)
-        if commands and all(is_host_only(c) for c in commands):
-            dropped.append(line)
-        else:
-            kept.extend(group)
-    return "\n".join(kept).strip(), dropped
+    return _rewrite_lines(script, _host_only_rule)
 
 
 def is_setup(script: str) -> bool:
