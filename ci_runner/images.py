@@ -74,8 +74,7 @@ RUN useradd --uid {SANDBOX_UID} --user-group --home-dir {SANDBOX_HOME} --shell /
  && mkdir -p {WORKSPACE} {SANDBOX_HOME} && chown arena:arena {WORKSPACE} {SANDBOX_HOME}
 WORKDIR {WORKSPACE}
 """
-    if official:
-        dockerfile += profile.official_setup
+    dockerfile += profile.official_setup if official else profile.suite_setup
     if choice is not None:
         for name, target in choice.shims:
             dockerfile += f"RUN ln -sf {target} /usr/local/bin/{name}\n"

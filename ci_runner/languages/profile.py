@@ -110,6 +110,7 @@ class LanguageProfile:
     typical_image_mb: int
     typical_env_layer_mb: int
     official_setup: str = ""  # Dockerfile lines an official image gets (pytest)
+    suite_setup: str = ""  # Dockerfile lines an image of Debian's toolchain gets (shims)
     prepare: str = ""  # run first in the build container
     collect: str | None = None  # keeps what offline runs need (a wheelhouse, modules)
     # the command that fetches requirements the gold patch adds, for offline runs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -46,6 +47,76 @@ _DEPENDENCY = re.compile(
     re.MULTILINE,
 )
 _COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
+
+# Debian's Rust has no rustup, while jobs run `cargo +stable test`, `rustup toolchain install`,
+# `rustup component add`: a rustup that lets the image's one toolchain stand for the one named
+# (the task's toolchain request, from the same step, records the difference) and a cargo that
+# takes `+TOOLCHAIN`. Official rust images have rustup itself.
+RUSTUP = """#!/bin/sh
+# rustup, as far as one toolchain goes: Arena's Rust image has Debian's rustc and cargo, which
+# stand for whatever toolchain a job names (the task records how that differs from its request)
+version=$(/usr/bin/rustc --version | cut -d' ' -f2)
+note() { echo "arena: rustup $*: the image's Rust $version stands for it" >&2; }
+case "$1" in
+  -V|--version) echo "rustup 1.27.1 (arena: one toolchain, rustc $version)" ;;
+  show) echo "active toolchain: $version-x86_64-unknown-linux-gnu (the image's)" ;;
+  toolchain)
+    case "$2" in
+      list) echo "$version-x86_64-unknown-linux-gnu (default)" ;;
+      *) note "$@" ;;
+    esac ;;
+  default|override|update|install|set|self|uninstall) note "$@" ;;
+  component)
+    case "$2" in
+      list) for c in rust-std rustc cargo; do echo "$c-x86_64-unknown-linux-gnu (installed)"; done
+        ;;
+      *) note "$@" ;;
+    esac ;;
+  target)
+    case "$2" in
+      list) echo "x86_64-unknown-linux-gnu (installed)" ;;
+      add|install)
+        shift 2
+        for target in "$@"; do
+          case "$target" in
+            -*|x86_64-unknown-linux-gnu) ;;
+            *) echo "arena: rustup target add $target: only x86_64 Linux is installed" >&2
+               exit 1 ;;
+          esac
+        done ;;
+      *) note "$@" ;;
+    esac ;;
+  run) shift 2; exec "$@" ;;
+  which) command -v "$2" ;;
+  *) echo "arena: rustup $1 is not available (the image has one Rust toolchain)" >&2; exit 1 ;;
+esac
+"""
+CARGO = """#!/bin/sh
+# `cargo +TOOLCHAIN` is rustup's: the image's one toolchain (Debian's) runs instead, taking
+# nightly flags when a nightly was asked for (RUSTC_BOOTSTRAP=1)
+case "$1" in
+  +*)
+    toolchain=${1#+}
+    shift
+    case "$toolchain" in
+      stable) ;;
+      nightly*) export RUSTC_BOOTSTRAP=1
+        echo "arena: cargo +$toolchain runs $(/usr/bin/rustc --version), nightly features on" >&2 ;;
+      *) echo "arena: cargo +$toolchain runs $(/usr/bin/rustc --version)" >&2 ;;
+    esac ;;
+esac
+exec /usr/bin/cargo "$@"
+"""
+
+
+def _installed(path: str, text: str) -> str:
+    encoded = base64.b64encode(text.encode()).decode()
+    return f"RUN echo {encoded} | base64 -d > {path} && chmod 755 {path}\n"
+
+
+SUITE_SETUP = _installed("/usr/local/bin/rustup", RUSTUP) + _installed(
+    "/usr/local/bin/cargo", CARGO
+)
 
 
 def _rust_version(files: Mapping[str, str]) -> str | None:
@@ -126,6 +197,7 @@ PROFILE = LanguageProfile(
     name="rust",
     packages=("rustc", "cargo"),
     official_packages=(),
+    suite_setup=SUITE_SETUP,
     official_repository="rust",
     suite_versions=SUITE_VERSIONS,
     request_files=("rust-toolchain", "rust-toolchain.toml", "Cargo.toml", "Cargo.lock"),

@@ -301,7 +301,8 @@ def _consider(
         item.why = f"dropped: needs Docker in the job ({'; '.join(steps.docker)})"
         item.category = Refusal.DOCKER
     elif not steps.steps:
-        item.why = "dropped: no run: step is left for a CI run"
+        skipped = f" (skipped: {', '.join(steps.skipped_actions)})" if steps.skipped_actions else ""
+        item.why = f"dropped: no run: step is left for a CI run{skipped}"
         item.category = Refusal.NO_TEST_JOB
 
 

@@ -20,6 +20,7 @@ class Effect(StrEnum):
     NOOP = "no-op"  # caches: nothing to do offline
     CONDA = "conda"  # sets up conda: the leg needs conda
     DOCKER = "docker"  # builds or runs containers: the leg needs Docker
+    RUN = "run"  # runs a command as a step of its own (actions-rs/cargo)
     SKIPPED = "skipped"  # anything else: cannot run offline, skipped with a note
 
 
@@ -28,6 +29,7 @@ class ActionUse:
     effect: Effect
     note: str
     setup: str | None = None  # the setup command, for INSTALL
+    run: str | None = None  # the step's command, for RUN
     toolchain_request: str | None = None  # the version a setup action asks for
     outputs: dict[str, str] = field(default_factory=dict)  # what later steps may read
 
@@ -54,6 +56,17 @@ _POETRY = re.compile(
     r"^(?:snok/install-poetry|Gr1N/setup-poetry|abatilo/actions-poetry)@", re.IGNORECASE
 )
 _UV = re.compile(r"^astral-sh/setup-uv@", re.IGNORECASE)
+_PDM = re.compile(r"^pdm-project/setup-pdm@", re.IGNORECASE)
+_CARGO = re.compile(r"^actions-rs/cargo@", re.IGNORECASE)
+# actions whose only effect is a lint report, an upload or a release: skipped, and said why
+_NOT_FOR_TESTS = re.compile(
+    r"^(?:golangci/golangci-lint-action|pypa/gh-action-pypi-publish|actions-rs/clippy-check"
+    r"|giraffate/clippy-action|reviewdog/[\w-]+|pre-commit/action|super-linter/super-linter"
+    r"|github/super-linter|codecov/codecov-action|coverallsapp/github-action"
+    r"|actions/upload-artifact|actions/download-artifact)@",
+    re.IGNORECASE,
+)
+_RUST_CHANNEL = re.compile(r"^(?:stable|beta|nightly(?:-\d{4}-\d{2}-\d{2})?|\d+\.\d+(?:\.\d+)?)$")
 _PNPM = re.compile(r"^pnpm/action-setup@", re.IGNORECASE)
 _JUST = re.compile(r"^(?:extractions/setup-just|taiki-e/install-action@just$)", re.IGNORECASE)
 _INSTALL_ACTION = re.compile(r"^taiki-e/install-action@(?P<ref>.+)$", re.IGNORECASE)
@@ -96,6 +109,22 @@ def _pnpm(uses: str, detail: str, inputs: dict[str, str | None]) -> ActionUse:
     return ActionUse(Effect.INSTALL, note, "\n".join(lines))
 
 
+def _cargo(uses: str, detail: str, inputs: dict[str, str | None]) -> ActionUse:
+    """actions-rs/cargo: `cargo [+toolchain] COMMAND ARGS` as a step (`use-cross` builds for
+    another target, which a sandbox cannot run: plain cargo instead, noted)."""
+    command = (inputs.get("command") or "").strip()
+    if not _SAFE.match(command):
+        return ActionUse(Effect.SKIPPED, f"uses {uses}{detail}: no cargo command given (skipped)")
+    toolchain = (inputs.get("toolchain") or "").strip()
+    plus = f"+{toolchain} " if toolchain and _SAFE.match(toolchain) else ""
+    args = (inputs.get("args") or "").strip()
+    run = f"cargo {plus}{command} {args}".strip()
+    note = f"uses {uses}{detail}: runs `{run}`"
+    if (inputs.get("use-cross") or "").strip().lower() == "true":
+        note += " (with cargo, not cross: a sandbox runs no other target)"
+    return ActionUse(Effect.RUN, note, run=run)
+
+
 def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
     """The effect of `uses:` with its `with:` inputs (already substituted; None if not known)."""
     action, _, ref = uses.partition("@")
@@ -118,6 +147,16 @@ def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
             f"python -m pip install {shlex.quote(_versioned('uv', inputs.get('version'), True))}"
         )
         return ActionUse(Effect.INSTALL, f"uses {uses}{detail}: installs uv", command)
+    if _PDM.match(uses):
+        command = (
+            f"python -m pip install {shlex.quote(_versioned('pdm', inputs.get('version'), True))}"
+        )
+        return ActionUse(Effect.INSTALL, f"uses {uses}{detail}: installs pdm", command)
+    if _CARGO.match(uses):
+        return _cargo(uses, detail, inputs)
+    if _NOT_FOR_TESTS.match(uses):
+        note = f"uses {uses}: lints, reports or publishes: skipped, a test run needs none of it"
+        return ActionUse(Effect.SKIPPED, note)
     if _PNPM.match(uses):
         return _pnpm(uses, detail, inputs)
     if _JUST.match(uses):
@@ -131,8 +170,8 @@ def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
             return ActionUse(Effect.INSTALL, note, "\n".join(lines))
     if _TOOLCHAINS.match(uses):
         requested = next((inputs[k] for k in _VERSION_INPUTS if inputs.get(k)), None)
-        if requested is None and action == "dtolnay/rust-toolchain" and ref[:1].isdigit():
-            requested = ref
+        if requested is None and action.lower() == "dtolnay/rust-toolchain":
+            requested = ref if _RUST_CHANNEL.match(ref) else None  # @stable, @1.75, @nightly
         outputs = {}
         if action.lower() == "actions/setup-python":
             outputs = {"python-path": "python", "python-version": requested or ""}

@@ -131,6 +131,25 @@ def _commands(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"&&|\|\||;", line) if c.strip()]
 
 
+# a toolchain a step names: `cargo +1.75 test`, `rustup toolchain install nightly`, `rustup
+# default stable`, `rustup override set 1.80.0` (rustup's own commands, not cargo's `+`)
+_NAMED_TOOLCHAIN = re.compile(
+    r"(?:^|[\s;&|(])(?:cargo\s+\+(?P<plus>[\w.-]+)"
+    r"|rustup\s+(?:toolchain\s+(?:install|add)|default|override\s+set)"
+    r"(?:\s+--?[\w-]+(?:[=\s][\w.-]+)?)*\s+(?P<named>[\w.-]+))",
+    re.MULTILINE,
+)
+
+
+def named_toolchain(script: str) -> str | None:
+    """The first toolchain the script names (rustup's channel or version), or None."""
+    found = _NAMED_TOOLCHAIN.search("\n".join(logical_lines(script)))
+    if found is None:
+        return None
+    name = found["plus"] or found["named"]
+    return name.removesuffix("-x86_64-unknown-linux-gnu")
+
+
 def drop_sudo(script: str) -> str:
     return _SUDO.sub("", script)
 

@@ -23,6 +23,7 @@ from ci_runner.workflows.commands import (
     is_setup,
     local_project_installs,
     may_be_unreachable,
+    named_toolchain,
     only_lints,
     split_installs,
     test_runner,
@@ -199,8 +200,13 @@ def _expand(
                 continue
             uses = to_text(raw.get("uses")).strip()
             if uses:
-                _use(uses, raw, label, scope, read_file, step_timeout_s, out, taken)
-                continue
+                run = _use(uses, raw, label, scope, read_file, step_timeout_s, out, taken)
+                if run is None:
+                    continue
+                # an action that runs a command (actions-rs/cargo) is that command's step
+                named = {"name": label} if not raw.get("name") else {}
+                raw = {k: v for k, v in raw.items() if k not in ("uses", "with")}
+                raw = {**raw, **named, "run": run}
             if (found := _EXPRESSION_CONTEXTS.search(to_text(raw.get("run")))) is not None:
                 out.notes.append(f"step {label!r}: {found[1]}.* read as empty (not known here)")
             step = _step(index, raw, contexts, scope.defaults, step_timeout_s, scope.env)
@@ -248,7 +254,8 @@ def _use(
     step_timeout_s: float,
     out: LegSteps,
     taken: set[str],
-) -> None:
+) -> str | None:
+    """Records what the action does; returns the command it runs as a step, if it does."""
     given = raw.get("with") if isinstance(raw.get("with"), dict) else {}
     inputs: dict[str, str | None] = {}
     for key, value in (given or {}).items():
@@ -258,7 +265,7 @@ def _use(
             inputs[str(key)] = None
     if (local := _LOCAL_ACTION.match(uses)) is not None:
         _composite(local["path"], raw, label, inputs, scope, read_file, step_timeout_s, out, taken)
-        return
+        return None
     use = use_action(uses, inputs)
     out.notes.append(use.note)
     step_id = to_text(raw.get("id")).strip()
@@ -283,6 +290,7 @@ def _use(
         out.notes.append(f"step {name!r}: setup, runs once when the environment is built")
     if use.toolchain_request is not None and out.toolchain_request is None:
         out.toolchain_request = use.toolchain_request
+    return use.run if use.effect is Effect.RUN else None
 
 
 def _composite(
@@ -367,6 +375,9 @@ def _lints_do_not_stop_tests(out: LegSteps) -> None:
 
 
 def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> None:
+    if out.toolchain_request is None and (named := named_toolchain(step.run)):
+        out.toolchain_request = named  # `cargo +1.75 test`: the leg's toolchain, as asked
+        out.notes.append(f"step {step.name!r} names the toolchain {named!r}")
     if not is_setup(step.run) and (parts := split_installs(step.run)) is not None:
         installs, rest = parts
         name = _unique(f"{step.name} (installs)", taken)
