@@ -37,6 +37,7 @@ _GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
 _VISIBLE_GO_TEST = re.compile(r"\bgo\s+test\b")
 _RUNNER = re.compile(COMMAND_START + r"(?:go\s+test|\$[({]GO[)}]\s+test|gotestsum)" + COMMAND_END)
 _RUNNER_WORDS = re.compile(r"\bgo\s+test\b|\$[({]GO[)}]\s+test|gotestsum")
+_GOTESTSUM = re.compile(r"\bgotestsum\b")
 _FAILFAST = re.compile(r"-{1,2}failfast\b")
 _REQUIRE = re.compile(r"^\s*require\b", re.MULTILINE)
 _COLLECT = """if [ -f go.mod ]; then go mod download; fi
@@ -103,7 +104,11 @@ def _verbose(
         f"  no go test in the text of {shown}: GOFLAGS gets -v, so a go test run inside "
         "prints its test lines"
     )
-    return {"GOFLAGS": GO_VERBOSE}, [with_appended(s, "GOFLAGS", GO_VERBOSE) for s in steps]
+    env = {"GOFLAGS": GO_VERBOSE}
+    if any(_GOTESTSUM.search(s.run) for s in testing):
+        env["GOTESTSUM_FORMAT"] = "standard-verbose"  # gotestsum prints go test -v's lines
+        notes.append("  gotestsum prints its tests as go test -v does (GOTESTSUM_FORMAT)")
+    return env, [with_appended(s, "GOFLAGS", GO_VERBOSE) for s in steps]
 
 
 def report_rule(

@@ -34,12 +34,12 @@ from ci_runner.workflows.reporting import Reporting, step_report
 
 SUITE_VERSIONS = {"bookworm": "1.63", "trixie": "1.85"}
 
-_RUNNER = re.compile(COMMAND_START + r"cargo\s+(?:\+\S+\s+)?(?:test|t|nextest)" + COMMAND_END)
+# cargo's own options may come before the subcommand: `cargo +stable -Z build-std test`
+_CARGO = r"cargo\s+(?:\+\S+\s+)?(?:(?:-Z\s*|--config\s+|-C\s+)\S+\s+|--?[\w-]+\s+)*"
+_RUNNER = re.compile(COMMAND_START + _CARGO + r"(?:test|t|nextest)" + COMMAND_END)
 # steps that compile Rust test targets: tripwires must be in place before the first
 _BUILDS = re.compile(
-    COMMAND_START
-    + r"cargo\s+(?:\+\S+\s+)?(?:build|b|test|t|nextest|check|c|clippy|run|r|bench)"
-    + COMMAND_END
+    COMMAND_START + _CARGO + r"(?:build|b|test|t|nextest|check|c|clippy|run|r|bench)" + COMMAND_END
 )
 _RUNNER_WORDS = re.compile(r"\bcargo\b|nextest")
 _DEPENDENCY = re.compile(

@@ -20,12 +20,14 @@ MAX_LINE = 4096
 
 TEST_RUNNERS = re.compile(
     r"(?:^|[\s;&|(`'\"/])(?:"
-    r"py\.?test|tox|nox|go\s+test|\$[({]GO[)}]\s+test|cargo\s+(?:\+\S+\s+)?(?:test|nextest)|ctest"
+    r"py\.?test|tox|nox|go\s+test|\$[({]GO[)}]\s+test|gotestsum|ctest"
+    # cargo's own options may come before the subcommand: `cargo +stable -Z build-std test`
+    r"|cargo\s+(?:\+\S+\s+)?(?:(?:-Z\s*|--config\s+|-C\s+)\S+\s+|--?[\w-]+\s+)*(?:test|nextest)"
     r"|make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)"
     r"|ninja\s+(?:-\S+\s+)*test|meson\s+test|python\d*(?:\.\d+)?\s+-m\s+unittest"
     r"|cmake\s+--build\s+\S+\s+--target\s+test"
     r"|just\s+(?:-\S+\s+)*(?:test|tests|unittest)|bazel\s+test|rake\s+test|rspec"
-    r"|(?:hatch|pdm|poetry|uv|pixi)\s+run\s+(?:[\w-]+:)?(?:test|tests|unittest)"
+    r"|(?:hatch|pdm|poetry|uv|pixi)\s+run\s+(?:[\w-]+:)?(?:test|tests|unittest|pytest)"
     r"|(?:ruby|python\d*(?:\.\d+)?|node|bash|sh|perl)\s+(?:-\S+\s+)*"
     r"(?:\S*/)?(?:tests?/\S+|test_\S+|\S+_test|run[-_]?tests?)\.(?:rb|py|js|sh|pl)"
     r")(?=$|[\s;&|)`'\"])",
