@@ -55,6 +55,9 @@ test("a task's legs considered and its environment deviation are shown, never si
   await exact.getByRole("button", { name: /rust__legs-tried/ }).click();
   const rust = table.locator("tr.expanded").filter({ hasText: "test (stable) @" });
   await expect(rust).toContainText("as the job asks (no deviation recorded)");
+  // filed under Python by the dataset, its gold patch and tests are Rust: it runs as Rust
+  await expect(rust).toContainText("filed as python, runs as rust");
+  await rust.screenshot({ path: "test-results/screens/tasks-filed-language.png" });
   await rust.getByText(/^Legs considered \(2:/).click();
   await expect(rust.locator("li[data-status='chosen']")).toContainText("outcome: no test fails");
 });

@@ -251,6 +251,7 @@ def legs_tasks() -> list[tuple[Task, Validation]]:
         update={
             "instance_id": "rust__legs-tried",
             "language": Language.RUST,
+            "filed_language": "python",  # its gold patch and tests are Rust
             "ci_job": f"test (stable) @ {WORKFLOW}",
             "toolchain_request": "stable",
             "skipped_actions": (),
