@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import math
 import random
 import ssl
 import threading
@@ -55,6 +56,46 @@ class AnswerTooLarge(ModelError):
 
 class AnswerCutOff(ModelError):
     """The answer stopped at the token limit (`finish_reason=length`)."""
+
+
+class BadUsage(ModelError):
+    """The endpoint reported token usage no request of ours could have used: negative, not a
+    whole number, or more than the prompt's bytes (plus a chat template) or `max_tokens`
+    allow. Budgets and listings add usage up, so it is refused where it is read."""
+
+
+# tokens a chat template and system prompt may add to a prompt's own bytes (one token is at
+# least one byte of the text it stands for)
+PROMPT_TEMPLATE_TOKENS = 4096
+
+
+def checked_usage(
+    model: str, usage: dict[str, Any], prompt_bytes: int, max_tokens: int
+) -> tuple[int, int]:
+    """(prompt tokens, completion tokens) as reported, or BadUsage naming the field at fault;
+    a field the endpoint leaves out counts 0."""
+    limits = {
+        "prompt_tokens": prompt_bytes + PROMPT_TEMPLATE_TOKENS,
+        "completion_tokens": max_tokens,
+    }
+    counts = []
+    for field_name, limit in limits.items():
+        value = usage.get(field_name)
+        if value is None:
+            counts.append(0)
+            continue
+        number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        if number is None or not math.isfinite(number) or number != int(number):
+            raise BadUsage(
+                f"model {model}: usage.{field_name} is not a whole number: {str(value)[:40]!r}"
+            )
+        if not 0 <= number <= limit:
+            raise BadUsage(
+                f"model {model}: usage.{field_name} = {int(number)} is out of range: a request of "
+                f"{prompt_bytes} prompt bytes and max_tokens={max_tokens} allows 0 to {limit}"
+            )
+        counts.append(int(number))
+    return counts[0], counts[1]
 
 
 class OpenAIModel(BaseModel):
@@ -270,14 +311,17 @@ class OpenAIPlayer(Player):
         started = time.monotonic()
         try:
             text, usage = self.complete(prompt)
+            prompt_tokens, completion_tokens = checked_usage(
+                self.name, usage, len(prompt.encode()), self._spec.max_tokens
+            )
         except ModelError as exc:
             return Answer(error=str(exc), latency_s=time.monotonic() - started)
         return parsed_answer(
             text,
             ctx.read_file,
             latency_s=time.monotonic() - started,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
         )
 
     def propose_patch(self, ctx: TaskContext) -> Answer:

@@ -27,17 +27,24 @@ class Reply:
     drip_head: bool = True  # from its status line on (else the head at once, then the body)
     answer_bytes: int = 0  # a completion this many bytes long, made as it is sent (never whole)
     send_length: bool = True  # with Content-Length (else the closed connection ends the body)
+    usage: str | None = None  # the completion's usage, as JSON text (None: a plausible one)
 
 
-def completion(content: str, finish_reason: str = "stop") -> str:
+def completion(content: str, finish_reason: str = "stop", usage: str | None = None) -> str:
     message = {"role": "assistant", "content": content}
-    return json.dumps(
+    text = json.dumps(
         {
             "id": "cmpl-1",
             "object": "chat.completion",
             "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
             "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
         }
+    )
+    if usage is None:
+        return text
+    # as the endpoint wrote it, NaN and numbers past any integer type included
+    return text.replace(
+        '{"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}', usage
     )
 
 
@@ -100,7 +107,7 @@ def scripted_server(
             body = (
                 reply.body
                 if reply.body is not None
-                else completion(reply.content or "", reply.finish_reason)
+                else completion(reply.content or "", reply.finish_reason, reply.usage)
             )
             try:
                 self.send_response(reply.status)

@@ -224,3 +224,32 @@ def test_an_answer_echoing_the_key_or_a_service_secret_is_scrubbed_before_it_is_
     assert answer.diff is not None and "+    return a + b" in answer.diff
     assert answer.raw_text.endswith("Bearer [redacted] and [redacted]")
     assert known.scrub(ECHOED) == "[redacted]"  # the process now knows the player's key
+
+
+@pytest.mark.parametrize(
+    ("usage", "why"),
+    [
+        ('{"prompt_tokens": -8000000000, "completion_tokens": 30}', "usage.prompt_tokens = -8000000000 is out of range"),
+        ('{"prompt_tokens": 120, "completion_tokens": 2000000000}', "usage.completion_tokens = 2000000000 is out of range"),
+        ('{"prompt_tokens": 1000000000000, "completion_tokens": 1}', "usage.prompt_tokens = 1000000000000 is out of range"),
+        ('{"prompt_tokens": NaN, "completion_tokens": 1}', "usage.prompt_tokens is not a whole number: 'nan'"),
+        ('{"prompt_tokens": 12.5, "completion_tokens": 1}', "not a whole number"),
+        ('{"prompt_tokens": "120", "completion_tokens": 1}', "not a whole number: '120'"),
+        ('{"prompt_tokens": 1e400, "completion_tokens": 1}', "not a whole number: 'inf'"),
+    ],
+)  # fmt: skip
+def test_usage_no_request_could_have_used_is_the_models_failure(usage: str, why: str) -> None:
+    """Budgets and listings add usage up: what is read is checked where it is read."""
+    with scripted_server([Reply(content=FIX, usage=usage)]) as server:
+        answer = _player(server.url, max_tokens=4096).propose_patch(CTX)
+    assert answer.diff is None and answer.failure is not None, answer
+    assert why in answer.failure and "model m:" in answer.failure
+    assert (answer.prompt_tokens, answer.completion_tokens) == (0, 0)
+
+
+def test_usage_within_what_the_request_allows_is_kept_and_missing_fields_count_zero() -> None:
+    usage = '{"prompt_tokens": 300.0, "total_tokens": 300}'  # a float that is whole is a count
+    with scripted_server([Reply(content=FIX, usage=usage)]) as server:
+        answer = _player(server.url, max_tokens=4096).propose_patch(CTX)
+    assert answer.error is None and answer.diff is not None
+    assert (answer.prompt_tokens, answer.completion_tokens) == (300, 0)
