@@ -429,34 +429,12 @@ def runner_lines(script: str, workdir: str, read_file: ReadFile) -> list[RunnerL
     return []
 
 
-def _target_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
-    """The test runner a `make TARGET` / `just RECIPE` line runs, read from its recipes."""
-    found = _target_runner_lines(script, workdir, read_file)
+def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
+    """The test runner the script runs: directly, through a make target or just recipe whose
+    recipes it reads, or through a script file it calls (`runner_lines`), as shown in notes."""
+    found = runner_lines(script, workdir, read_file)
     if not found:
         return None
     inner = TEST_RUNNERS.search(found[0].line)
     assert inner is not None
-    path, _, command = (found[0].via or "").partition(": ")
-    return f"{_shown(inner)} (in {path}: {command})"
-
-
-def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
-    """The test runner the script runs: directly, through a make target or just recipe whose
-    recipes it reads, or through a script file it calls."""
-    text = "\n".join(logical_lines(script))
-    if found := TEST_RUNNERS.search(text):
-        shown = _shown(found)
-        if shown.startswith(("make", "just")):  # the recipe says which runner it is
-            return _target_runner(text, workdir, read_file) or shown
-        return shown
-    if found_target := _target_runner(text, workdir, read_file):
-        return found_target
-    for match in _SCRIPT.finditer(text):
-        relative = match["path"] or match["exe"]
-        path = posixpath.normpath(posixpath.join(workdir, relative))
-        if path.startswith(("../", "/")):
-            continue
-        body = read_file(path)
-        if body is not None and (inner := TEST_RUNNERS.search(body[: 256 * 1024])):
-            return f"{_shown(inner)} (in {path})"
-    return None
+    return _shown(inner) + (f" (in {found[0].via})" if found[0].via else "")
