@@ -330,4 +330,7 @@ def build_env() -> dict[str, str]:
         # the image, for every CI run
         "PIPX_HOME": "/opt/pipx",
         "PIPX_BIN_DIR": "/usr/local/bin",
+        # a `pip install` outside a virtualenv installs, as on the runner: Debian marks its
+        # Python externally managed (PEP 668), which fails a Go or C++ job's `pip install`
+        "PIP_BREAK_SYSTEM_PACKAGES": "1",
     }
