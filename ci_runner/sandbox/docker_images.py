@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+import random
 import shutil
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import docker
 import docker.errors
@@ -15,6 +18,8 @@ from ci_runner.errors import ImageError
 from ci_runner.sandbox.image_store import ImageStore, ImageUsage, StoredImage
 
 LOG_TAIL_LINES = 20  # of a failed build, in its error
+_DF_BUSY = "a disk usage operation is already running"
+_DF_PATIENCE_S = 300  # a big engine's df takes seconds, and several may queue
 
 
 class DockerImageStore(ImageStore):
@@ -87,13 +92,29 @@ class DockerImageStore(ImageStore):
         (a unix socket) and its data root is readable by us (not a remote engine, not Docker
         Desktop's VM)."""
         try:
-            df = self._client.df()
+            df = self._df()
             info = self._client.info()
         except ENGINE_ERRORS as exc:
             raise ImageError(f"cannot ask the engine for its disk usage: {exc}") from exc
         images = tuple(_stored(row) for row in df.get("Images") or [] if isinstance(row, dict))
         root = str(info.get("DockerRootDir") or "")
         return ImageUsage(images, root, self._local_free_bytes(root))
+
+    def _df(self) -> dict[str, Any]:
+        """`docker system df`, waiting its turn: the engine runs one at a time and refuses the
+        others (500 "a disk usage operation is already running"), which two workers, or a
+        build beside `arena tasks gc`, ask for at once. Given up after `_DF_PATIENCE_S`."""
+        deadline = time.monotonic() + _DF_PATIENCE_S
+        wait = 0.1
+        while True:
+            try:
+                found: dict[str, Any] = self._client.df()
+                return found
+            except docker.errors.APIError as exc:
+                if _DF_BUSY not in str(exc) or time.monotonic() + wait > deadline:
+                    raise
+            time.sleep(wait + random.uniform(0, wait))  # apart from the other waiters
+            wait = min(wait * 2, 2.0)
 
     def _local_free_bytes(self, root: str) -> int | None:
         if not root or not str(self._client.api.base_url).startswith("http+docker://local"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 import tarfile
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,3 +112,22 @@ def test_usage_names_the_data_root(provider: SandboxProvider) -> None:
     usage = provider.images.usage()
     assert usage.data_root
     assert usage.free_bytes is None or usage.free_bytes > 0
+
+
+def test_usage_asked_by_several_clients_at_once_waits_its_turn(provider: SandboxProvider) -> None:
+    """Two workers, or a build beside `arena tasks gc`, ask at once; an engine may answer one at
+    a time (Docker refuses the others with 500): every caller gets its answer."""
+    failures: list[str] = []
+
+    def ask() -> None:
+        try:
+            provider.images.usage()
+        except ImageError as exc:
+            failures.append(str(exc))
+
+    callers = [threading.Thread(target=ask) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join(timeout=600)
+    assert not failures, failures[:2]
