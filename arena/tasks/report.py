@@ -116,6 +116,8 @@ _VERDICTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _UNREACHABLE = re.compile(
     r"Could not resolve host(?:name)?|Temporary failure in name resolution"
     r"|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Network is unreachable"
+    # a registry this machine reaches that does not serve the version (the Go proxy's 403)
+    r"|This module version is not available"
 )
 
 

@@ -158,7 +158,7 @@ _INTEGRATION = re.compile(
     re.IGNORECASE,
 )
 _FOREIGN_ARCH = re.compile(
-    r"\b(?:s390x?|ppc64(?:le)?|power(?:pc)?|arm64|aarch64|armv\d\w*|armhf|riscv\d*|mips\w*"
+    r"\b(?:s390x?|ppc64(?:le)?|power(?:pc)?|arm|arm64|aarch64|armv\d\w*|armhf|riscv\d*|mips\w*"
     r"|loong\w*|qemu|ibm[-_ ]?z"
     # a Linux leg named for another OS cross-builds for it (`build (windows-amd64)`)
     r"|windows|win32|win64|darwin|macos|osx|freebsd|openbsd|netbsd|dragonfly|solaris|illumos"

@@ -172,6 +172,12 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
         "  [6] Could not resolve hostname (Could not resolve host: github.com); class=Net (12)"
     )
     assert categorize(unreachable, **v) == "needs a host this machine cannot reach"
+    not_served = (  # the Go proxy this machine reaches does not serve the version
+        "environment build failed: collecting the dependencies for offline runs failed: go: "
+        "github.com/o/m@v0.3.1: reading https://proxy.golang.org/github.com/o/m/@v/v0.3.1.zip: "
+        "403 Forbidden\n\tserver response: This module version is not available."
+    )
+    assert categorize(not_served, **v) == "needs a host this machine cannot reach"
     assert categorize("the gold tests do not apply: hunk 2", **v) == (
         "gold patch or tests do not apply"
     )

@@ -123,7 +123,7 @@ jobs:
     runs-on: ubuntu-latest
     strategy:
       matrix:
-        arch: [s390x, amd64]
+        arch: [s390x, arm, amd64]
     name: test (${{ matrix.arch }})
     steps:
       - run: go test ./...
@@ -138,10 +138,10 @@ jobs:
 def test_native_legs_first_and_remote_legs_dropped() -> None:
     derived = derive_pipelines(
         {".github/workflows/ci.yml": CROSS},
-        ["test (s390x)", "test (ppc64le on a remote box)", "test (amd64)"],
+        ["test (s390x)", "test (arm)", "test (ppc64le on a remote box)", "test (amd64)"],
         "go",
         gold_paths=["a_test.go"],
     )
-    assert [c.leg for c in derived.candidates] == ["test (amd64)", "test (s390x)"]
+    assert [c.leg for c in derived.candidates] == ["test (amd64)", "test (s390x)", "test (arm)"]
     remote = next(r for r in derived.considered if r.leg.startswith("test (ppc64le"))
     assert not remote.kept and "runs its tests on another machine (ssh" in remote.why
