@@ -74,6 +74,7 @@ NO_TEST_JOB = "no usable CI job"
 PIPELINE_NOT_DERIVED = "pipeline not derived"
 ENV_FAILED = "environment build failed"
 UNREACHABLE_HOST = "needs a host this machine cannot reach"
+NEEDS_SERVICE = "needs a service Arena does not run"  # a job's `services:` image it lacks
 NOT_BUILT = "not yet built"
 NOT_VALIDATED = "not yet validated"
 STALE = "validation stale (task changed)"
@@ -111,6 +112,8 @@ _VERDICTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+# a job's service container Arena has no offline image for (ci_runner.services)
+_UNKNOWN_SERVICE = re.compile(r"service image '[^']*' cannot run offline")
 # a build that failed because a dependency lives on a host the machine does not reach (a git
 # dependency on github.com, a binary from a vendor's server): not the task's fault, nor Arena's
 _UNREACHABLE = re.compile(
@@ -122,7 +125,9 @@ _UNREACHABLE = re.compile(
 
 
 def _environment_category(reason: str) -> str:
-    return UNREACHABLE_HOST if _UNREACHABLE.search(reason) else ENV_FAILED
+    if _UNREACHABLE.search(reason):
+        return UNREACHABLE_HOST
+    return NEEDS_SERVICE if _UNKNOWN_SERVICE.search(reason) else ENV_FAILED
 
 
 def categorize(reason: str, *, validation: bool = False) -> str:
@@ -242,6 +247,7 @@ def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
             NEEDS_DOCKER,
             ENV_FAILED,
             UNREACHABLE_HOST,
+            NEEDS_SERVICE,
         ):
             return Stage.IMPORTED, category, v.reason  # no pipeline, or no environment for it
     if entry.environment is Environment.FAILED:

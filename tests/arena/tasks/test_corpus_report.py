@@ -178,6 +178,11 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
         "403 Forbidden\n\tserver response: This module version is not available."
     )
     assert categorize(not_served, **v) == "needs a host this machine cannot reach"
+    service = (
+        "environment build failed: environment of x at c6f8dc431ec9: service image "
+        "'quay.io/coreos/etcd:v3.5.1' cannot run offline; known: postgres, mysql, redis"
+    )
+    assert categorize(service, **v) == "needs a service Arena does not run"
     assert categorize("the gold tests do not apply: hunk 2", **v) == (
         "gold patch or tests do not apply"
     )
