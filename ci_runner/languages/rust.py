@@ -30,12 +30,12 @@ from ci_runner.languages.toolchain import (
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
 from ci_runner.tripwires import rust as tripwires
 from ci_runner.tripwires.sites import Site
+from ci_runner.workflows.commands import CARGO_BEFORE_SUBCOMMAND
 from ci_runner.workflows.reporting import Reporting, step_report
 
 SUITE_VERSIONS = {"bookworm": "1.63", "trixie": "1.85"}
 
-# cargo's own options may come before the subcommand: `cargo +stable -Z build-std test`
-_CARGO = r"cargo\s+(?:\+\S+\s+)?(?:(?:-Z\s*|--config\s+|-C\s+)\S+\s+|--?[\w-]+\s+)*"
+_CARGO = CARGO_BEFORE_SUBCOMMAND
 _RUNNER = re.compile(COMMAND_START + _CARGO + r"(?:test|t|nextest)" + COMMAND_END)
 # steps that compile Rust test targets: tripwires must be in place before the first
 _BUILDS = re.compile(

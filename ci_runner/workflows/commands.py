@@ -18,11 +18,16 @@ ReadFile = Callable[[str], "str | None"]
 
 MAX_LINE = 4096
 
+# `cargo` up to its subcommand: a toolchain, and cargo's own options before the subcommand
+# (`cargo +stable -Z build-std test`, `cargo --locked test`)
+CARGO_BEFORE_SUBCOMMAND = (
+    r"cargo\s+(?:\+\S+\s+)?(?:(?:-Z\s*|--config\s+|-C\s+)\S+\s+|--?[\w-]+\s+)*"
+)
+
 TEST_RUNNERS = re.compile(
     r"(?:^|[\s;&|(`'\"/])(?:"
     r"py\.?test|tox|nox|go\s+test|\$[({]GO[)}]\s+test|gotestsum|ctest"
-    # cargo's own options may come before the subcommand: `cargo +stable -Z build-std test`
-    r"|cargo\s+(?:\+\S+\s+)?(?:(?:-Z\s*|--config\s+|-C\s+)\S+\s+|--?[\w-]+\s+)*(?:test|nextest)"
+    rf"|{CARGO_BEFORE_SUBCOMMAND}(?:test|nextest)"
     r"|make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)"
     r"|ninja\s+(?:-\S+\s+)*test|meson\s+test|python\d*(?:\.\d+)?\s+-m\s+unittest"
     r"|cmake\s+--build\s+\S+\s+--target\s+test"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from ci_runner.workflows.commands import ReadFile, RunnerLine
+from ci_runner.workflows.commands import CARGO_BEFORE_SUBCOMMAND, ReadFile, RunnerLine
 
 
 class Evidence(IntEnum):
@@ -38,7 +38,7 @@ _PYTEST = re.compile(
     r"(?:^|[\s;&|(/])(?:py\.?test|python\d*(?:\.\d+)?\s+-m\s+pytest)\s*(?P<args>[^;&|\n]*)"
 )
 _CARGO_TEST = re.compile(
-    r"(?:^|[\s;&|(])cargo\s+(?:\+\S+\s+)?(?:test|nextest\s+run)\s*(?P<args>[^;&|\n]*)"
+    rf"(?:^|[\s;&|(]){CARGO_BEFORE_SUBCOMMAND}(?:test|nextest\s+run)\s*(?P<args>[^;&|\n]*)"
 )
 # flags that take the next word as their value
 _GO_VALUE_FLAGS = frozenset((

@@ -109,6 +109,7 @@ WORKSPACE = {
         ("cargo test --workspace", Evidence.COVERS),
         ("cargo test", Evidence.COVERS),  # a virtual workspace's root tests every member
         ("cargo nextest run -p demo-cli", Evidence.MISSES),
+        ("cargo +stable -Z build-std test -p demo-cli", Evidence.MISSES),
         ("cargo test --manifest-path crates/cli/Cargo.toml", Evidence.MISSES),
     ],
 )
