@@ -25,10 +25,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.exits import exit_on_errors, stderr
-from arena.tasks.importer import read_task_lines
+from arena.tasks.importer import import_jsonl, read_task_lines
 from arena.tasks.refusals import read_refusals, refusals_path
 from arena.tasks.report import categorize
-from arena.tasks.schema import TaskError, repo_source
+from arena.tasks.schema import Task, TaskError, repo_source
 from arena.tasks.sources import library_path
 from arena.tasks.trials import (
     SampledLine,
@@ -100,15 +100,11 @@ def _json(text: str) -> Any:
         return None
 
 
-def _library_task(cache_dir: Path, instance_id: str) -> dict[str, Any] | None:
+def _library_task(cache_dir: Path, instance_id: str) -> Task | None:
+    """The task as the import left it in the library (`arena tasks import` wrote it)."""
     library = library_path(cache_dir)
-    if not library.exists():
-        return None
-    for raw in library.read_text().splitlines():
-        record = _json(raw)
-        if isinstance(record, dict) and record.get("instance_id") == instance_id:
-            return record
-    return None
+    tasks = import_jsonl(library, None).tasks if library.exists() else []
+    return next((t for t in tasks if t.instance_id == instance_id), None)
 
 
 def _trial(
@@ -131,7 +127,7 @@ def _trial(
             category = categorize(refusal[0]) if refusal else "import failed"
             reason = refusal[1] if refusal else _tail(imported)
         else:
-            stage, language, chosen = TrialStage.IMPORTED, task.get("language"), task.get("ci_job")
+            stage, language, chosen = TrialStage.IMPORTED, task.language.value, task.ci_job
             only = ("--tasks", "imported", "--only", sampled.instance_id)
             built = line.run("environment", "tasks", "build-env", *only)
             if built.returncode != 0:
