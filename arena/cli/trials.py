@@ -215,15 +215,25 @@ def trial(
         list[str] | None,
         typer.Option("--mirror", help="FROM=TO, as for `arena tasks import`; repeatable"),
     ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            help="keep the lines this seed already tried (in trials.jsonl) and go on from there"
+        ),
+    ] = False,
 ) -> None:
     """Run a seeded random sample of each file's lines through import, environment build,
     validation and a match of oracle against null, one line at a time; print and keep (in the
     library's trials.jsonl, shown by `arena tasks report`) per stage and category counts,
-    whose fault each stop is, and the time each stage took."""
+    whose fault each stop is, and the time each stage took.
+
+    A trial stopped in the middle (Ctrl-C, a reboot) goes on with `--resume`: a line already
+    tried with the same seed is counted as it was kept, never run again."""
     settings = CISettings()
     cache_dir = settings.cache_dir
     records: list[TrialRecord] = []
     with exit_on_errors():
+        done = _tried(cache_dir, seed) if resume else {}
         samples = [(p, ranked_lines(p, read_task_lines(p), seed)) for p in files]
         workspaces = Workspaces.from_settings(settings, GitMirrors.parse(mirror or []))
         workspaces = workspaces.with_fetch_timeout(cap)  # a probe within a line's cap
@@ -240,6 +250,11 @@ def trial(
                     if taken == count:
                         break
                     progress.update(bar, description=f"{path.name}: {sampled.instance_id}")
+                    if (kept := done.get((sampled.source_file, sampled.instance_id))) is not None:
+                        taken += 1
+                        records.append(kept)
+                        progress.advance(bar)
+                        continue
                     if skip_unreachable and (why := _unreachable(sampled, workspaces)):
                         stderr.print(f"skipped {sampled.instance_id}: {why}")
                         continue
@@ -300,6 +315,12 @@ def _print_summary(console: Console, summary: TrialSummary) -> None:
     for category, stage, fault, n in summary.stopped:
         stops.add_row(escape(category), stage, fault, str(n))
     console.print(stops)
+
+
+def _tried(cache_dir: Path, seed: str) -> dict[tuple[str, str], TrialRecord]:
+    """The kept trials of this seed, by file and instance: what `--resume` does not run again."""
+    kept = read_trials(trials_path(cache_dir))
+    return {(r.source_file, r.instance_id): r for r in kept if r.seed == seed}
 
 
 def kept_trials(cache_dir: Path) -> list[TrialRecord]:

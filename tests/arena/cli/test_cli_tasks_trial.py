@@ -183,3 +183,38 @@ def test_a_line_whose_repo_cannot_be_fetched_is_replaced_by_the_next(
     assert kept == {"octo__calc-4", "other__calc-5"}
     assert "skipped octo__calc-1: repo not found" in done.stderr
     assert "skipped octo__calc-2: repo not found" in done.stderr
+
+
+def test_a_resumed_trial_counts_the_lines_it_tried_and_runs_only_the_rest(tmp_path: Path) -> None:
+    lines = [_line(f"octo__calc-{n}", "octo/calc", patch="x", test_patch="x") for n in range(4)]
+    dataset = tmp_path / "python_filtered_instance_list.jsonl"
+    dataset.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    first = run_arena(
+        ["tasks", "trial", str(dataset), "--count", "2", "--seed", "7"],
+        ARENA_CACHE_DIR=str(cache),
+    )
+    assert first.returncode == 0, first.stderr
+    tried = {r.instance_id: r for r in read_trials(trials_path(cache))}
+    assert len(tried) == 2
+
+    resumed = run_arena(
+        ["tasks", "trial", str(dataset), "--count", "4", "--seed", "7", "--resume"],
+        ARENA_CACHE_DIR=str(cache),
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    kept = {r.instance_id: r for r in read_trials(trials_path(cache))}
+    assert len(kept) == 4
+    for instance_id, record in tried.items():
+        assert kept[instance_id] == record  # kept as it was, not run again
+        assert f"{instance_id}: refused" not in resumed.stderr
+    rest = set(kept) - set(tried)
+    assert all(f"{i}: refused" in resumed.stderr for i in rest)
+    assert "Stages reached (4 lines)" in resumed.stdout
+
+    other_seed = run_arena(
+        ["tasks", "trial", str(dataset), "--count", "1", "--seed", "8", "--resume"],
+        ARENA_CACHE_DIR=str(cache),
+    )
+    assert other_seed.returncode == 0, other_seed.stderr
+    assert ": refused" in other_seed.stderr  # another seed's lines are tried anew
