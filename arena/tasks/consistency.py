@@ -3,7 +3,8 @@
 SwingArena files some repos under the language GitHub shows for the repo, not the patch's:
 such a line runs as the language its gold tests and patch are in (`with_language`), or is
 refused naming that language when Arena does not run it. A line whose gold patch and tests
-touch no source file of any language is refused as mislabelled. A line whose
+touch no source file of any language is refused (`no_code_problem`), as mislabelled when its
+repository is written in another language. A line whose
 fields contradict each other (an instance id naming another repo, a gold test patch equal to
 the gold patch) is inconsistent. A missing or unreadable gold patch is validation's to report.
 The language's files are its sources and its build manifests (`go.mod`, `Cargo.toml`,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 from arena.languages import language_named, profiles, task_profile
 from arena.languages.others import unsupported_language_of
@@ -23,9 +25,16 @@ from ci_runner.git_mirrors import github_slug
 LANGUAGE_MISLABELLED = "language mislabelled"
 LANGUAGE_NOT_SUPPORTED = "language not supported"
 LINE_INCONSISTENT = "dataset line inconsistent"
+NO_CODE_CHANGED = "gold patch changes no code"
 
 _DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/|\+\+\+ b/|--- a/)(\S+)", re.MULTILINE)
 _INSTANCE = re.compile(r"^(?P<owner>.+?)__(?P<name>.+)-\d+$")
+# folders of other projects' code kept in a repo: not what the repo is written in
+_VENDORED = frozenset(
+    {"vendor", "third_party", "third-party", "3rdparty", "node_modules", "external"}
+)
+# the filed language stands while the repo holds at least this share of its top language's files
+_FILED_SHARE = 0.25
 
 
 def patch_paths(diff: str) -> set[str]:
@@ -58,7 +67,7 @@ def with_language(task: Task) -> Task:
     Python tests read is Python). Else the tests' language decides, then the patch's: one
     Arena runs makes the task that language (`filed_language` keeps the dataset's); one it
     does not is refused by name. A line whose patches touch no source of any language is
-    left to `line_problem`."""
+    left to `no_code_problem`."""
     tests = _languages(patch_paths(task.test_patch))
     fixes = _languages(patch_paths(task.patch))
     filed = task.language.value
@@ -92,13 +101,45 @@ def line_problem(task: Task) -> UnsupportedTask | None:
                 f"but repo is {slug}",
                 LINE_INCONSISTENT,
             )
+    return None
+
+
+def touches_no_source(task: Task) -> bool:
+    """The gold patch and tests touch no source file of the task's language (after
+    `with_language`: of any language), so only the repo can tell what the line is."""
     paths = patch_paths(task.patch)  # none: validation says what is wrong with the patch
     checked = paths | patch_paths(task.test_patch)
-    if paths and not any(is_language_file(p, task.language) for p in checked):
-        shown = ", ".join(sorted(paths)[:5])
+    return bool(paths) and not any(is_language_file(p, task.language) for p in checked)
+
+
+def no_code_problem(task: Task, repo_files: Iterable[str] | None) -> UnsupportedTask | None:
+    """Why a line whose gold patch and tests touch no source file of any language cannot make
+    a task, or None when they touch one; `repo_files` is the repo's tree at the base commit
+    (None when it was not fetched).
+
+    Such a fix (a changelog, a `.patch` file of another project, an install script) with no
+    gold test is one no test of the repo can tell from no fix at all, whatever the language.
+    The repo's own files (vendored folders aside) say whose mistake it is: a repo written
+    in another language than the filed one is a mislabelled line; one written in the filed
+    language is a line whose fix changes no code."""
+    if not touches_no_source(task):
+        return None
+    filed = task.language.value
+    own = [p for p in repo_files or () if not _VENDORED & set(p.split("/")[:-1])]
+    counts = _languages(set(own))
+    shown = ", ".join(sorted(patch_paths(task.patch))[:5])
+    top, most = counts.most_common(1)[0] if counts else (None, 0)
+    if top is not None and counts[filed] < _FILED_SHARE * most:
         return UnsupportedTask(
-            f"language: the gold patch touches no source file of {task.language.value} or "
-            f"of any language Arena knows ({shown})",
+            f"language: the gold patch touches no source file ({shown}) and the repo is "
+            f"written in {top} ({most} files), not {filed}",
             LANGUAGE_MISLABELLED,
         )
-    return None
+    written = (
+        "" if repo_files is None else f"; the repo is written in {top or 'no language Arena knows'}"
+    )
+    return UnsupportedTask(
+        f"patch: the gold patch touches no source file of any language ({shown}) and no gold "
+        f"test checks it{written}",
+        NO_CODE_CHANGED,
+    )

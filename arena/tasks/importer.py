@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arena.tasks.consistency import line_problem, with_language
+from arena.tasks.consistency import line_problem, no_code_problem, with_language
 from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, load_json
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
@@ -167,11 +167,14 @@ def _read_line(
         return [LineError(number, where, message, problem.reason)]
     if task.instance_id in seen:
         return [LineError(number, "instance_id", f"{task.instance_id} appears twice", "duplicate")]
-    if workspaces is None:
-        return task
     try:
-        workspaces.mirror(task.repo, task.base_commit)
-        return with_pipeline(task, workspaces)
+        if workspaces is not None:
+            workspaces.mirror(task.repo, task.base_commit)
+        repo_files = workspaces.list_files(task.repo, task.base_commit) if workspaces else None
+        if (problem := no_code_problem(task, repo_files)) is not None:
+            where, _, message = str(problem).partition(": ")
+            return [LineError(number, where, message, problem.reason)]
+        return with_pipeline(task, workspaces) if workspaces else task
     except WorkspaceError as exc:
         where = "base_commit" if isinstance(exc, CommitMissing) else "repo"
         return [LineError(number, where, str(exc), exc.reason)]

@@ -58,6 +58,7 @@ class Fault(StrEnum):
 _FAULTS: dict[str, Fault] = {
     "dataset line inconsistent": Fault.DATASET,
     "language mislabelled": Fault.DATASET,
+    "gold patch changes no code": Fault.DATASET,
     "duplicate": Fault.DATASET,
     "missing language": Fault.DATASET,
     "commit not in repo": Fault.DATASET,

@@ -4,11 +4,14 @@ filed in; a language Arena does not run is refused by name."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from arena.tasks.importer import import_lines
 from arena.tasks.schema import Language
+from ci_runner.workspace import Workspaces
+from tests.conftest import MakeRepo
 
 
 def _diff(*paths: str) -> str:
@@ -62,8 +65,6 @@ def test_a_line_runs_as_the_language_it_is_written_in(
         (["src/app.ts"], ["src/app.spec.ts"], "language not supported: typescript"),
         (["R/model.R"], [], "language not supported: r"),
         (["Sources/FIRApp.m"], [], "language not supported: objective-c"),
-        (["install"], [], "language mislabelled"),  # no source file of any language
-        (["docs/usage.md"], [], "language mislabelled"),
     ],
 )
 def test_a_line_in_a_language_arena_does_not_run_is_refused_naming_it(
@@ -73,3 +74,42 @@ def test_a_line_in_a_language_arena_does_not_run_is_refused_naming_it(
     assert not report.tasks
     [error] = report.errors
     assert (error.line, error.field, error.reason) == (1, "language", reason)
+
+
+@pytest.mark.parametrize("patch", [["install"], ["docs/usage.md"], ["CHANGELOG/CHANGELOG-3.5.md"]])
+def test_a_fix_no_test_can_tell_from_none_is_refused(patch: list[str]) -> None:
+    """No source file of any language and no gold test: whatever the repo, nothing it runs
+    can tell the fix from no fix."""
+    report = import_lines([_line("python", patch, [])], None)
+    assert not report.tasks
+    [error] = report.errors
+    assert (error.field, error.reason) == ("patch", "gold patch changes no code")
+
+
+_GO_REPO = {"go.mod": "module octo\n", "cmd/main.go": "package main\n", "pkg/a.go": "package pkg\n"}
+_PY_REPO = {"setup.py": "", "octo/__init__.py": "", "tests/test_octo.py": ""}
+_VENDORED_GO = {f"vendor/dep{n}/x.go": "package x\n" for n in range(20)}
+
+
+@pytest.mark.parametrize(
+    ("files", "reason", "says"),
+    [
+        (_GO_REPO, "language mislabelled", "the repo is written in go"),
+        (_PY_REPO, "gold patch changes no code", "the repo is written in python"),
+        # another project's Go code kept in the repo does not make it a Go repo
+        ({**_PY_REPO, **_VENDORED_GO}, "gold patch changes no code", "written in python"),
+        ({"README.md": "", "docs/x.md": ""}, "gold patch changes no code", "no language"),
+    ],
+)
+def test_the_repos_own_files_say_whether_such_a_line_is_mislabelled(
+    files: dict[str, str], reason: str, says: str, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    repo, commit = make_repo({**files, "docs/usage.md": "old\n"})
+    line = json.loads(_line("python", ["docs/usage.md"], []))
+    line.update(repo=repo, base_commit=commit)
+    workspaces = Workspaces(tmp_path / "mirrors", tmp_path / "runs")
+    report = import_lines([json.dumps(line)], workspaces)
+    assert not report.tasks
+    [error] = report.errors
+    assert error.reason == reason
+    assert says in error.message
