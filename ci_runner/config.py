@@ -58,6 +58,8 @@ class CISettings(BaseSettings):
     build_network: str = Field(default="bridge", min_length=1)
     build_ca_bundle: Path | None = None
     build_env: dict[str, str] = Field(default_factory=_build_passthrough)
+    # the conda channel asked, when a leg needs conda, whether this machine could reach one
+    conda_channel: str = Field(default="https://conda.anaconda.org/conda-forge", min_length=1)
     # job legs validated per task, best-ranked first, before it is called invalid
     max_legs_tried: int = Field(default=3, ge=1)
     # where repos are fetched from: `owner/name` or URL prefix -> local path or Git URL

@@ -18,9 +18,11 @@ from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, 
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
 from ci_runner import CISettings
+from ci_runner.conda_channels import channel_unreachable
 from ci_runner.errors import CommitMissing, WorkspaceError
 from ci_runner.workflows import WorkflowError
 from ci_runner.workflows.legs import ANY_JOB
+from ci_runner.workflows.refusals import Refusal
 from ci_runner.workspace import Workspaces
 
 _FILE_LANGUAGE = re.compile(r"^(?P<language>[A-Za-z+]+)[_.-]")
@@ -183,9 +185,20 @@ def _read_line(
         reason = "no usable CI job" if where == "ci_name_list" else f"bad {where}"
         if isinstance(exc, UnsupportedTask):
             reason = exc.reason
+        if reason == Refusal.CONDA and (why := _conda_unreachable()):
+            reason, message = (
+                Refusal.CONDA_UNREACHABLE,
+                f"{message}; no conda channel answers: {why}",
+            )
         return [LineError(number, where, message, reason)]
     except WorkflowError as exc:
         return [LineError(number, "ci_name_list", str(exc), exc.reason)]
+
+
+def _conda_unreachable() -> str | None:
+    """Why this machine reaches no conda channel (the settings' channel), or None."""
+    settings = CISettings()
+    return channel_unreachable(settings.conda_channel, settings.build_ca_bundle)
 
 
 def read_task_lines(path: Path) -> list[str]:

@@ -71,6 +71,7 @@ _FAULTS: dict[str, Fault] = {
     "mirror incomplete": Fault.SOURCE,
     "repo host unreachable": Fault.MACHINE,
     "needs a host this machine cannot reach": Fault.MACHINE,
+    "needs conda channels, unreachable from this machine": Fault.MACHINE,
     "needs conda": Fault.SCOPE,
     "needs Docker in the job": Fault.SCOPE,
     "needs a service Arena does not run": Fault.SCOPE,

@@ -13,6 +13,8 @@ from enum import StrEnum
 class Refusal(StrEnum):
     WINDOWS_MACOS = "Windows or macOS only"  # every listed test leg runs on Windows or macOS
     CONDA = "needs conda"  # the Linux test leg sets up or runs conda/mamba
+    # the same, on a machine that reaches no conda channel (`ci_runner.conda_channels`)
+    CONDA_UNREACHABLE = "needs conda channels, unreachable from this machine"
     DOCKER = "needs Docker in the job"  # steps run docker/docker compose, or a private container
     NO_TEST_JOB = "no test job"  # no listed or fallback leg runs anything testable
     UNUSABLE = "no usable CI job"  # the workflow cannot be read or expanded (bad YAML, matrix...)

@@ -33,6 +33,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
         CHOSEN,
         "Run the test suite (Python 3.11, Django 3.2) @ .github/workflows/ci.yml",
     ),
+    # conda legs only; this test's conda channel answers (`imported`), as on a machine that
+    # reaches anaconda.org
     "wntrblm__nox-804": (REFUSED, "needs conda"),
     # the 3.11 legs first: this machine has Python 3.11 and 3.13, not 3.12
     "Chainlit__chainlit-1418": (CHOSEN, "pytest (3.11, 0.111) @ .github/workflows/pytest.yaml"),
@@ -57,7 +59,7 @@ def bundle_mirrors(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def imported(
-    bundle_mirrors: Path, tmp_path_factory: pytest.TempPathFactory
+    bundle_mirrors: Path, conda_channel: str, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[dict[str, Task], dict[str, str]]:
     """Every line of the four files as shipped: tasks by id, and refusals' categories by id."""
     cache = tmp_path_factory.mktemp("real-cache")
@@ -75,7 +77,9 @@ def imported(
     refused: dict[str, str] = {}
     for path in sorted(REAL.glob("*_filtered_instance_list.jsonl")):
         lines = path.read_text().splitlines()
-        report = import_jsonl(path, workspaces)
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("ARENA_CONDA_CHANNEL", conda_channel)
+            report = import_jsonl(path, workspaces)
         tasks |= {t.instance_id: t for t in report.tasks}
         for error in report.errors:
             instance = _instance_of(lines[error.line - 1])

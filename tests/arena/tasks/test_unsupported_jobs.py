@@ -4,6 +4,7 @@ count, the validation's reason), never imported into a silently wrong environmen
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 
@@ -11,7 +12,9 @@ import pytest
 
 from arena.tasks.importer import import_lines
 from arena.tasks.schema import Language
+from arena.tasks.trials import Fault, fault_of
 from ci_runner import CISettings
+from ci_runner.workflows.refusals import Refusal
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
 from tests.cli import run_arena
@@ -61,18 +64,36 @@ def _line(repo: str, commit: str, instance_id: str) -> str:
     )
 
 
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("reachable", [True, False])
 def test_a_conda_job_is_skipped_with_its_reason_in_the_import_report(
-    make_repo: MakeRepo, ci_settings: CISettings
+    reachable: bool,
+    conda_channel: str,
+    make_repo: MakeRepo,
+    ci_settings: CISettings,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Where a conda channel answers, conda is outside Arena's scope; where none does, the
+    machine is what stops it (no tool could build the environment here)."""
+    channel = conda_channel if reachable else f"http://127.0.0.1:{_closed_port()}/conda-forge"
+    monkeypatch.setenv("ARENA_CONDA_CHANNEL", channel)
     repo, commit = make_repo({**PYTHON.files, W: CONDA_WORKFLOW})
     workspaces = Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir)
     report = import_lines([_line(repo, commit, "conda-1")], workspaces, language=Language.PYTHON)
     assert report.tasks == []
-    assert report.skipped() == {"needs conda": 1}
+    reason = Refusal.CONDA if reachable else Refusal.CONDA_UNREACHABLE
+    assert report.skipped() == {reason.value: 1}
     (error,) = report.errors
     assert error.field == "ci_name_list"
     assert "uses conda-incubator/setup-miniconda@v3" in error.message
     assert "which Arena does not support" in error.message
+    assert ("no conda channel answers" in error.message) is not reachable
+    assert fault_of(reason.value) is (Fault.SCOPE if reachable else Fault.MACHINE)
 
 
 @pytest.mark.docker  # its CLI run asks the engine
