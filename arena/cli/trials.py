@@ -42,6 +42,7 @@ from arena.tasks.trials import (
     trials_path,
 )
 from ci_runner import CISettings
+from ci_runner.engine import connect
 from ci_runner.errors import WorkspaceError
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.workspace import Workspaces
@@ -128,6 +129,9 @@ def _trial(
             reason = refusal[1] if refusal else _tail(imported)
         else:
             stage, language, chosen = TrialStage.IMPORTED, task.language.value, task.ci_job
+            # every later stage needs the engine: without one the trial stops (and resumes)
+            # rather than blame each line's environment for the machine
+            connect().close()
             only = ("--tasks", "imported", "--only", sampled.instance_id)
             built = line.run("environment", "tasks", "build-env", *only)
             if built.returncode != 0:
@@ -227,8 +231,9 @@ def trial(
     library's trials.jsonl, shown by `arena tasks report`) per stage and category counts,
     whose fault each stop is, and the time each stage took.
 
-    A trial stopped in the middle (Ctrl-C, a reboot) goes on with `--resume`: a line already
-    tried with the same seed is counted as it was kept, never run again."""
+    A trial stopped in the middle (Ctrl-C, a reboot, no Docker engine answering when a line
+    needs one) goes on with `--resume`: a line already tried with the same seed is counted as
+    it was kept, never run again."""
     settings = CISettings()
     cache_dir = settings.cache_dir
     records: list[TrialRecord] = []

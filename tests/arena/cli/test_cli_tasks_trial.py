@@ -218,3 +218,27 @@ def test_a_resumed_trial_counts_the_lines_it_tried_and_runs_only_the_rest(tmp_pa
     )
     assert other_seed.returncode == 0, other_seed.stderr
     assert ": refused" in other_seed.stderr  # another seed's lines are tried anew
+
+
+def test_without_a_docker_engine_the_trial_stops_at_the_first_line_that_needs_one(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    """No line's environment is blamed for the machine: the trial stops, saying why, and
+    `--resume` goes on once an engine answers."""
+    repo, commit = make_repo(PYTHON.files)
+    pipeline = PYTHON.pipeline.model_dump(mode="json")
+    lines = [
+        _line("octo__calc-1", repo, base_commit=commit, pipeline=pipeline),
+        _line("octo__calc-2", repo, base_commit=commit, pipeline=pipeline),
+    ]
+    dataset = tmp_path / "python_filtered_instance_list.jsonl"
+    dataset.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    done = run_arena(
+        ["tasks", "trial", str(dataset), "--count", "2", "--seed", "7"],
+        ARENA_CACHE_DIR=str(cache),
+        DOCKER_HOST=f"unix://{tmp_path}/no-engine.sock",
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "no Docker engine answers" in done.stderr
+    assert not trials_path(cache).exists() or read_trials(trials_path(cache)) == []
