@@ -16,10 +16,12 @@ from arena.ownership import owned_test_ids
 from arena.patch_scope import neutral_variant, scope_patch
 from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
 from arena.protocol import (
+    PATCH_REPLICAS,
     CatchRun,
     Judgement,
     RoundFacts,
     Winner,
+    confirm_correct,
     judge_catch,
     judge_patch,
     judge_tests,
@@ -316,9 +318,19 @@ class Arena:
             scope_patch(patch.diff, task.patch, task.test_patch, read_base) if patch.diff else None
         )
         on_gold_tests = (
-            run("patch_with_gold_tests", (scoped.kept, task.test_patch)) if scoped else None
+            run("patch_with_gold_tests", (scoped.kept, task.test_patch), PATCH_REPLICAS[0])
+            if scoped
+            else None
         )
         applies, correct = judge_patch(on_gold_tests, prepared.validation, prepared.tripwires)
+        if correct.holds and scoped is not None:
+            again = run(
+                "patch_with_gold_tests_again",
+                (scoped.kept, task.test_patch),
+                PATCH_REPLICAS[1],
+            )
+            second = judge_patch(again, prepared.validation, prepared.tripwires)[1]
+            correct = confirm_correct(correct, second)
         if scoped is not None and scoped.dropped:
             correct = Judgement(correct.holds, f"{correct.reason}; {scoped.summary()}")
         if patch.diff is None and patch.failure:
@@ -329,15 +341,14 @@ class Arena:
         if valid.holds and applies.holds and scoped is not None and tests.diff is not None:
             patch_diffs = (scoped.kept, tests.diff)
             diffs_of = {
-                CatchRun.ON_PATCH: (patch_diffs, 0),
-                CatchRun.AGAIN: (patch_diffs, 1),
-                CatchRun.GOLD_AGAIN: ((task.patch, tests.diff), 1),
-                CatchRun.NEUTRAL: ((neutral_variant(scoped.kept, read_base)[0], tests.diff), 0),
+                CatchRun.ON_PATCH: patch_diffs,
+                CatchRun.AGAIN: patch_diffs,
+                CatchRun.GOLD_AGAIN: (task.patch, tests.diff),
+                CatchRun.NEUTRAL: (neutral_variant(scoped.kept, read_base)[0], tests.diff),
             }
             step: CatchRun | None = CatchRun.ON_PATCH
             while step is not None:
-                diffs, replica = diffs_of[step]
-                catch_runs[step] = run(step.value, diffs, replica)
+                catch_runs[step] = run(step.value, diffs_of[step], step.replica)
                 step = next_catch_run(catch_runs, own_tests, prepared.tripwires)
         catch = judge_catch(catch_runs, own_tests, prepared.tripwires)
         if tests.diff is not None and (reads := source_reads(tests.diff)):

@@ -108,6 +108,28 @@ def judge_patch(
     )
 
 
+# replica numbers of a round's runs (`TaskCI.run`): no run is another's second run, so no
+# two roles share one, even when T is the gold test patch (then `base + P' + T` is the tree
+# of `base + P' + gold tests`, and `base + gold + T` the tree validation ran twice, 0 and 1)
+PATCH_REPLICAS = (0, 1)  # base + P' + gold tests, first and second
+CATCH_REPLICAS = {
+    "tests_on_patch": 2,
+    "tests_on_patch_again": 3,
+    "tests_on_gold_again": 2,
+    "tests_on_neutral_patch": 2,
+}
+
+
+def confirm_correct(first: Judgement, second: Judgement) -> Judgement:
+    """P correct on two independent runs of `base + P' + gold tests`: a patch that fixes the
+    bug only sometimes is not correct (`first` held; `second` is the other run's verdict)."""
+    if not second.holds:
+        return Judgement(
+            False, f"correct on one run, not on a second independent run: {second.reason}"
+        )
+    return Judgement(True, f"{first.reason}; on two independent runs")
+
+
 def changed_paths(diff_text: str) -> set[str]:
     """Paths a unified diff touches (both sides of each file, renames included)."""
     paths: set[str] = set()
@@ -198,6 +220,10 @@ class CatchRun(StrEnum):
     AGAIN = "tests_on_patch_again"
     GOLD_AGAIN = "tests_on_gold_again"
     NEUTRAL = "tests_on_neutral_patch"
+
+    @property
+    def replica(self) -> int:
+        return CATCH_REPLICAS[self.value]
 
 
 def _failing(result: CIResult, test_ids: Iterable[str]) -> list[str]:

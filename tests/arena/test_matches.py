@@ -82,12 +82,24 @@ def test_oracle_beats_partial_and_its_tests_catch_the_partial_patch(
     assert set(oracle_reviews.runs) == {
         "tests_on_base",
         "tests_on_gold",
-        "patch_with_gold_tests",
+        "patch_with_gold_tests",  # not correct: no second run
         "tests_on_patch",  # and the catch confirmed: again, gold side again, neutral change
         "tests_on_patch_again",
         "tests_on_gold_again",
         "tests_on_neutral_patch",
     }
+    # the oracle's tests are the gold tests: its catch runs the partial patch's tree anew,
+    # never reusing the run that judged the patch (nor validation's) as its own
+    runs = oracle_reviews.runs
+    assert runs["tests_on_patch"].duration_s != runs["patch_with_gold_tests"].duration_s
+    assert runs["tests_on_patch_again"].duration_s != runs["tests_on_patch"].duration_s
+    oracle_submits = record.rounds[0]
+    assert oracle_submits.patch_correct, oracle_submits.reasons
+    assert "on two independent runs" in oracle_submits.reasons["patch_correct"]
+    first, second = (
+        oracle_submits.runs[k] for k in ("patch_with_gold_tests", "patch_with_gold_tests_again")
+    )
+    assert first.duration_s != second.duration_s  # two runs, not one run read twice
 
 
 def test_the_services_rounds_are_judged_as_the_command_lines(

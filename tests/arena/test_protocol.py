@@ -8,10 +8,12 @@ from collections.abc import Iterable
 import pytest
 
 from arena.protocol import (
+    PATCH_REPLICAS,
     CatchRun,
     Judgement,
     RoundFacts,
     Winner,
+    confirm_correct,
     judge_catch,
     judge_patch,
     judge_tests,
@@ -441,3 +443,23 @@ def test_validation_records_the_sites_every_run_with_the_gold_tests_showed() -> 
     ]
     validation = judge_validation(before, after)
     assert validation.valid and validation.tripwire_sites == {"python a": "a."}
+
+
+def test_a_patch_is_correct_only_when_a_second_independent_run_agrees() -> None:
+    first = Judgement(True, "all 3 FAIL_TO_PASS and PASS_TO_PASS tests pass")
+    held = confirm_correct(first, Judgement(True, "all 3 ... pass"))
+    assert held.holds and held.reason.endswith("on two independent runs")
+    coin_flip = confirm_correct(first, Judgement(False, "1 required test(s) do not pass: t"))
+    assert not coin_flip.holds
+    assert "not on a second independent run: 1 required test(s) do not pass" in coin_flip.reason
+
+
+def test_no_run_of_a_round_is_another_runs_second_run() -> None:
+    """Runs of one tree are one run when their replica numbers match (`TaskCI.run` caches by
+    both): when T is the gold test patch, `base + P' + T` is the tree of `base + P' + gold
+    tests` and `base + gold + T` the tree validation ran as replicas 0 and 1."""
+    patch_tree = {("patch", r) for r in PATCH_REPLICAS}
+    catch_on_patch = {("patch", CatchRun.ON_PATCH.replica), ("patch", CatchRun.AGAIN.replica)}
+    assert len(catch_on_patch) == 2 and not patch_tree & catch_on_patch
+    validation_and_first = {0, 1}  # validation's two runs; tests_on_gold reads replica 0
+    assert CatchRun.GOLD_AGAIN.replica not in validation_and_first
