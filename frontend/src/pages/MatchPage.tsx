@@ -29,7 +29,11 @@ const RUN_LABEL: Record<string, string> = {
   tests_on_base: "reviewer's tests on the base (should fail)",
   tests_on_gold: "reviewer's tests on the gold fix (should pass)",
   patch_with_gold_tests: "submitter's patch with the gold tests",
+  patch_with_gold_tests_again: "submitter's patch with the gold tests, second independent run",
   tests_on_patch: "reviewer's tests on the submitter's patch",
+  tests_on_patch_again: "reviewer's tests on the submitter's patch, again",
+  tests_on_gold_again: "reviewer's tests on the gold fix, again",
+  tests_on_neutral_patch: "reviewer's tests on the patch after a neutral change",
 };
 
 function stepState(s: Step): string {
