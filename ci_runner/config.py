@@ -92,6 +92,8 @@ class CISettings(BaseSettings):
     package_date_cut: bool = True
     # the index the date-cut PyPI index reads (PEP 691 JSON with upload times)
     package_index_url: str = Field(default="https://pypi.org/simple", min_length=1)
+    # crates.io's sparse index, which the date-cut index serves as of a task's date
+    crates_index_url: str = Field(default="https://index.crates.io", min_length=1)
     # memory of each `services:` container (PostgreSQL, MySQL, Redis) beside a job
     service_memory_mb: int = Field(default=1024, ge=128)
 

@@ -475,7 +475,11 @@ class EnvironmentBuilder:
             return None
         upstream = self._settings.build_env.get("PIP_INDEX_URL", self._settings.package_index_url)
         command = index_command(
-            spec.as_of, upstream, f"{BUILD_MOUNT}/{INDEX_SCRIPT.name}", INDEX_PORT_FILE
+            spec.as_of,
+            upstream,
+            f"{BUILD_MOUNT}/{INDEX_SCRIPT.name}",
+            INDEX_PORT_FILE,
+            self._settings.crates_index_url,
         )
         ok, log = self._exec(box, "starting the date-cut package index", command, env)
         if not ok:
@@ -529,6 +533,14 @@ class EnvironmentBuilder:
         cut: dict[str, str] | None = None
         if spec.as_of is not None:
             progress(f"resolving packages as of {spec.as_of}")
+            if profile.lock_as_of is not None:
+                dated, cut = self._with_date(box, spec, env, cut)
+                ok, log = self._exec(box, "locking as of the date", profile.lock_as_of, dated)
+                said = [line for line in log.splitlines() if line.startswith("arena: ")]
+                if said:
+                    progress(said[-1].removeprefix("arena: "))
+                elif not ok:  # the setup steps and the fetch resolve, and fail if they must
+                    progress(f"could not lock as of {spec.as_of}:\n{_tail(log, 5)}")
         for step in pipeline.setup:
             progress(f"setup step {step.name!r}")
             self._tools_for(box, step, env, progress)

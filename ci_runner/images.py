@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 COMMON_PACKAGES = ("bash", "ca-certificates", "coreutils", "git", "procps")
 _FETCH_CA = "/tmp/arena-ca.crt"  # deleted before the commit
+# GitHub's Ubuntu runners have /etc/lsb-release, and jobs print it (`cat /etc/lsb-release` in a
+# "machine info" step); Debian has only /etc/os-release: the same facts, in lsb-release's form
+_LSB_RELEASE = """RUN [ -e /etc/lsb-release ] || (. /etc/os-release \\
+ && printf 'DISTRIB_ID=%s\\nDISTRIB_RELEASE=%s\\nDISTRIB_CODENAME=%s\\nDISTRIB_DESCRIPTION="%s"\\n' \\
+    "${NAME%% *}" "$VERSION_ID" "$VERSION_CODENAME" "$PRETTY_NAME" > /etc/lsb-release)
+"""
 _FETCH_TIMEOUT_S = 900
 
 Progress = Callable[[str], None]
@@ -72,7 +78,7 @@ RUN apt-get update \\
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --uid {SANDBOX_UID} --user-group --home-dir {SANDBOX_HOME} --shell /bin/bash arena \\
  && mkdir -p {WORKSPACE} {SANDBOX_HOME} && chown arena:arena {WORKSPACE} {SANDBOX_HOME}
-WORKDIR {WORKSPACE}
+{_LSB_RELEASE}WORKDIR {WORKSPACE}
 """
     dockerfile += profile.official_setup if official else profile.suite_setup
     if choice is not None:

@@ -31,12 +31,15 @@ def normalize_cutoff(as_of: str) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def index_command(cutoff: str, upstream: str, script: str, port_file: str) -> str:
+def index_command(
+    cutoff: str, upstream: str, script: str, port_file: str, crates_upstream: str
+) -> str:
     """A shell command that starts the date-cut index in the background (when the container
     has a python3) and waits for its port; it prints the port, or nothing without python3."""
     return f"""command -v python3 >/dev/null || exit 0
 rm -f {port_file}
-setsid python3 {script} {cutoff} {upstream} {port_file} > {port_file}.log 2>&1 < /dev/null &
+setsid python3 {script} {cutoff} {upstream} {port_file} {crates_upstream} \
+  > {port_file}.log 2>&1 < /dev/null &
 echo $! > {port_file}.pid
 for _ in $(seq 100); do
   [ -s {port_file} ] && {{ cat {port_file}; exit 0; }}
@@ -53,10 +56,12 @@ def stop_index_command(port_file: str) -> str:
 def resolution_env(cutoff: str, index_port: int | None) -> dict[str, str]:
     """What makes pip, uv and npm (and the pip of tox's and nox's virtualenvs, which inherit
     PIP_*) resolve as of `cutoff`: uv filters by upload time itself, pip goes through the
-    date-cut index when it runs (`index_port`)."""
+    date-cut index when it runs (`index_port`), and Cargo too where a repo has no lock."""
     env = {"UV_EXCLUDE_NEWER": cutoff, "npm_config_before": cutoff}
     if index_port is not None:
         env["PIP_INDEX_URL"] = f"http://127.0.0.1:{index_port}/simple"
+        # read by the Rust profile's `lock_as_of`: Cargo's sparse index as of the date
+        env["ARENA_CRATES_INDEX"] = f"sparse+http://127.0.0.1:{index_port}/crates/"
     return env
 
 

@@ -1,12 +1,19 @@
-"""A PyPI simple index as it was at a cutoff date: the date-cut index of environment builds.
+"""A PyPI simple index and a crates.io sparse index as they were at a cutoff date: the
+date-cut index of environment builds.
 
 Standard library only, so that it runs inside any build container that has a python3 (it is
 copied there and started by `ci_runner.package_dates`): `python3 timemachine_index.py CUTOFF
-UPSTREAM PORT_FILE` serves `/simple/<project>/` on a free port of 127.0.0.1, written to
-PORT_FILE. Each page is the upstream's PEP 691 JSON page less every file uploaded after
-CUTOFF, answered as JSON (PEP 691) or HTML (PEP 503) as the client asks; the files themselves
-are still fetched from where the upstream says (their URLs are absolute). pip, uv and the
-pip of every tox or nox virtualenv see only what had been released by then.
+UPSTREAM PORT_FILE [CRATES_UPSTREAM]` serves on a free port of 127.0.0.1, written to
+PORT_FILE:
+
+- `/simple/<project>/`: the upstream's PEP 691 JSON page less every file uploaded after
+  CUTOFF, answered as JSON (PEP 691) or HTML (PEP 503) as the client asks; the files
+  themselves are still fetched from where the upstream says (their URLs are absolute). pip,
+  uv and the pip of every tox or nox virtualenv see only what had been released by then.
+- `/crates/...`: the crates.io sparse index (Cargo's registry protocol), each crate's file
+  less every version published after CUTOFF (crates.io records `pubtime` for each), and
+  the upstream's `config.json`, whose download URL is absolute: Cargo, pointed here by
+  source replacement, locks the versions a crate could have had then.
 """
 
 from __future__ import annotations
@@ -62,6 +69,20 @@ def cut(page: dict[str, Any], cutoff: datetime) -> dict[str, Any]:
     }
 
 
+def cut_crate(text: str, cutoff: datetime) -> str:
+    """A crate's sparse index file (one JSON line per version) as it was at `cutoff`: a
+    version published later is left out; one without a publication time is kept."""
+    kept = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        published = json.loads(line).get("pubtime")
+        if published and parse_time(str(published)) > cutoff:
+            continue
+        kept.append(line)
+    return "".join(f"{line}\n" for line in kept)
+
+
 def to_html(page: dict[str, Any]) -> str:
     """A PEP 691 project page as PEP 503 HTML, with the data- attributes pip reads."""
     lines = ["<!DOCTYPE html>", "<html><head><title>Links</title></head><body>"]
@@ -93,11 +114,22 @@ def to_html(page: dict[str, Any]) -> str:
 
 
 class _Index:
-    def __init__(self, cutoff: datetime, upstream: str) -> None:
+    def __init__(self, cutoff: datetime, upstream: str, crates_upstream: str) -> None:
         self.cutoff = cutoff
         self.upstream = upstream.rstrip("/")
+        self.crates_upstream = crates_upstream.rstrip("/")
         self._pages: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+
+    def crate_file(self, path: str) -> bytes | None:
+        """The sparse index's file at `path` (`config.json`, `se/rd/serde`) as of the cutoff;
+        None when no version of the crate had been published by then."""
+        with urllib.request.urlopen(f"{self.crates_upstream}/{path}", timeout=_TIMEOUT_S) as got:
+            body = got.read()
+        if path == "config.json":
+            return bytes(body)
+        kept = cut_crate(body.decode(), self.cutoff)
+        return kept.encode() if kept else None
 
     def page(self, project: str) -> dict[str, Any]:
         with self._lock:
@@ -117,8 +149,13 @@ def _handler(index: _Index) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             parts = [part for part in self.path.split("?")[0].split("/") if part]
+            if parts[:1] == ["crates"] and len(parts) > 1 and ".." not in parts:
+                self._crate("/".join(parts[1:]))
+                return
             if len(parts) != 2 or parts[0] != "simple":
-                self._answer(404, "text/plain", b"only /simple/<project>/ is served\n")
+                self._answer(
+                    404, "text/plain", b"only /simple/<project>/ and /crates/ are served\n"
+                )
                 return
             try:
                 page = index.page(parts[1])
@@ -133,6 +170,20 @@ def _handler(index: _Index) -> type[BaseHTTPRequestHandler]:
             else:
                 self._answer(200, "text/html; charset=utf-8", to_html(page).encode())
 
+        def _crate(self, path: str) -> None:
+            try:
+                body = index.crate_file(path)
+            except urllib.error.HTTPError as exc:  # Cargo reads 404 and 410 as "no such crate"
+                self._answer(exc.code, "text/plain", f"upstream: {exc}\n".encode())
+                return
+            except (OSError, ValueError) as exc:
+                self._answer(502, "text/plain", f"upstream: {exc}\n".encode())
+                return
+            if body is None:
+                self._answer(404, "text/plain", b"not published by the cutoff\n")
+            else:
+                self._answer(200, "application/json", body)
+
         def _answer(self, status: int, content_type: str, body: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -146,9 +197,12 @@ def _handler(index: _Index) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+CRATES_UPSTREAM = "https://index.crates.io"
+
+
 def main(argv: list[str]) -> None:
-    cutoff, upstream, port_file = argv
-    index = _Index(parse_time(cutoff), upstream)
+    cutoff, upstream, port_file, *crates = argv
+    index = _Index(parse_time(cutoff), upstream, crates[0] if crates else CRATES_UPSTREAM)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(index))
     with open(port_file + ".tmp", "w") as out:
         out.write(str(server.server_address[1]))

@@ -113,6 +113,9 @@ class LanguageProfile:
     suite_setup: str = ""  # Dockerfile lines an image of Debian's toolchain gets (shims)
     prepare: str = ""  # run first in the build container
     collect: str | None = None  # keeps what offline runs need (a wheelhouse, modules)
+    # locks the dependencies as of the task's date before any setup step runs, where the
+    # repo has no lock of its own and the date-cut index serves the language's registry
+    lock_as_of: str | None = None
     # the command that fetches requirements the gold patch adds, for offline runs
     fetch_requirements: Callable[[str], str] | None = None
     runner_libraries: tuple[str, ...] = ()  # GitHub's runner has them, no step names them

@@ -47,6 +47,19 @@ _DEPENDENCY = re.compile(
     re.MULTILINE,
 )
 _COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
+# a repo without Cargo.lock locks what crates.io had on the task's date (the date-cut index's
+# sparse crates index, by source replacement: the lock still names crates.io); a cargo that
+# cannot read a sparse index (Debian bookworm's 1.63) resolves today's versions, and says so
+_LOCK_AS_OF = """if [ -f Cargo.toml ] && [ ! -f Cargo.lock ] && [ -n "${ARENA_CRATES_INDEX:-}" ]
+then
+  if cargo --config "source.crates-io.replace-with='arena-dated'" \\
+      --config "source.arena-dated.registry='$ARENA_CRATES_INDEX'" generate-lockfile; then
+    echo "arena: Cargo.lock resolved as of the task's date"
+  else
+    rm -f Cargo.lock
+    echo "arena: $(cargo --version) cannot lock as of the task's date: today's versions" >&2
+  fi
+fi"""
 
 # Debian's Rust has no rustup, while jobs run `cargo +stable test`, `rustup toolchain install`,
 # `rustup component add`: a rustup that lets the image's one toolchain stand for the one named
@@ -195,8 +208,9 @@ def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: boo
 
 PROFILE = LanguageProfile(
     name="rust",
-    packages=("rustc", "cargo"),
-    official_packages=(),
+    # python3 runs the date-cut index (ci_runner.timemachine_index) during environment builds
+    packages=("rustc", "cargo", "python3"),
+    official_packages=("python3",),
     suite_setup=SUITE_SETUP,
     official_repository="rust",
     suite_versions=SUITE_VERSIONS,
@@ -225,6 +239,7 @@ PROFILE = LanguageProfile(
     typical_image_mb=1030,
     typical_env_layer_mb=1500,
     collect=_COLLECT,
+    lock_as_of=_LOCK_AS_OF,
     warm_build_cache=True,
     tripwires=TripwireForm(
         runner=_RUNNER,

@@ -54,6 +54,8 @@ RUNNER_LIKE = Pipeline.model_validate(
             {"name": "offline", "run": 'test "$(ls /sys/class/net)" = lo'},
             {"name": "netcat", "run": "command -v nc"},
             {"name": "jq", "run": "jq --version"},  # the runner has it; the build installed it
+            # jobs print the runner's release: Debian's, in lsb-release's form
+            {"name": "machine info", "run": '. /etc/lsb-release && test "$DISTRIB_ID" = Debian'},
             {"name": "six as of the task", "run": _six_is("1.16.0")},
             {
                 "name": "fresh venv",
@@ -187,3 +189,40 @@ def test_a_postgres_service_serves_the_build_and_every_run_with_the_jobs_credent
     failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
     assert result.status is CIStatus.PASSED, failed
     assert "timeline@timeline" in result.steps[1].log
+
+
+BEFORE_ITOA_1_0_2 = "2022-01-01"  # itoa 1.0.1 is of 2021-12-12, 1.0.2 of 2022-05-15
+_ITOA_CRATE = {
+    # rust-version asks for a Rust whose cargo reads a sparse index (Debian trixie's 1.85)
+    "Cargo.toml": (
+        '[package]\nname = "dated"\nversion = "0.1.0"\nedition = "2021"\nrust-version = "1.80"\n'
+        '\n[dependencies]\nitoa = "1"\n'
+    ),
+    "src/lib.rs": "pub fn show(n: u32) -> String { itoa::Buffer::new().format(n).to_owned() }\n",
+}
+
+
+def test_a_rust_crate_without_a_lock_gets_the_crates_of_the_tasks_date(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    """No Cargo.lock: Cargo locks through the date-cut index's crates.io (itoa 1.0.1, not
+    today's), and the offline runs build on what was fetched."""
+    repo, commit = make_repo(_ITOA_CRATE)
+    pipeline = Pipeline.model_validate(
+        {
+            "steps": [
+                {"name": "itoa as of the task", "run": "cargo tree --depth 1 | grep 'itoa v1.0.1'"},
+                {"name": "test", "run": "cargo test"},
+            ],
+            "report": {"format": "libtest", "step": "test"},
+        }
+    )
+    spec = EnvironmentSpec(
+        repo=repo, commit=commit, language="rust", pipeline=pipeline, as_of=BEFORE_ITOA_1_0_2
+    )
+    said: list[str] = []
+    tag = environments.ensure(spec, said.append)
+    assert "Cargo.lock resolved as of the task's date" in said, said
+    result = env_runner.run(_run(env_runner, spec, tag))
+    failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
+    assert not failed, failed

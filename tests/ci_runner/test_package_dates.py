@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
 
 from ci_runner.environments import EnvironmentSpec
 from ci_runner.package_dates import normalize_cutoff, resolution_env
-from ci_runner.timemachine_index import cut, parse_time, to_html
+from ci_runner.timemachine_index import cut, cut_crate, parse_time, to_html
 from tests.ci_runner.env_projects import python_pipeline
 
 
@@ -75,6 +76,24 @@ def test_pip_goes_through_the_index_and_uv_and_npm_are_told_the_date() -> None:
     assert env["PIP_INDEX_URL"] == "http://127.0.0.1:4321/simple"
     assert env["UV_EXCLUDE_NEWER"] == env["npm_config_before"] == "2023-06-01T00:00:00Z"
     assert "PIP_INDEX_URL" not in resolution_env("2023-06-01T00:00:00Z", None)
+    assert env["ARENA_CRATES_INDEX"] == "sparse+http://127.0.0.1:4321/crates/"
+
+
+CRATE = "".join(
+    json.dumps({"name": "itoa", "vers": version, "deps": [], **published}) + "\n"
+    for version, published in (
+        ("0.4.8", {}),  # an entry without a publication time is kept
+        ("1.0.1", {"pubtime": "2021-12-12T20:07:27Z"}),
+        ("1.0.2", {"pubtime": "2022-05-15T21:10:07Z"}),
+    )
+)
+
+
+def test_the_crates_index_leaves_out_versions_published_after_the_cutoff() -> None:
+    kept = cut_crate(CRATE, parse_time("2022-01-01T23:59:59Z"))
+    assert [json.loads(line)["vers"] for line in kept.splitlines()] == ["0.4.8", "1.0.1"]
+    assert cut_crate(CRATE, parse_time("2023-01-01T00:00:00Z")) == CRATE
+    assert cut_crate(CRATE.splitlines()[2] + "\n", parse_time("2022-01-01T00:00:00Z")) == ""
 
 
 def test_the_date_is_part_of_the_image_key() -> None:
