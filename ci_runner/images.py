@@ -37,8 +37,9 @@ _FETCH_CA = "/tmp/arena-ca.crt"  # deleted before the commit
 # GitHub's Ubuntu runners have /etc/lsb-release, and jobs print it (`cat /etc/lsb-release` in a
 # "machine info" step); Debian has only /etc/os-release: the same facts, in lsb-release's form
 _LSB_RELEASE = """RUN [ -e /etc/lsb-release ] || (. /etc/os-release \\
- && printf 'DISTRIB_ID=%s\\nDISTRIB_RELEASE=%s\\nDISTRIB_CODENAME=%s\\nDISTRIB_DESCRIPTION="%s"\\n' \\
-    "${NAME%% *}" "$VERSION_ID" "$VERSION_CODENAME" "$PRETTY_NAME" > /etc/lsb-release)
+ && printf 'DISTRIB_ID=%s\\nDISTRIB_RELEASE=%s\\n' "${NAME%% *}" "$VERSION_ID" \\
+ && printf 'DISTRIB_CODENAME=%s\\n' "$VERSION_CODENAME" \\
+ && printf 'DISTRIB_DESCRIPTION="%s"\\n' "$PRETTY_NAME") > /etc/lsb-release
 """
 _FETCH_TIMEOUT_S = 900
 

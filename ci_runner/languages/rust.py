@@ -46,6 +46,8 @@ _DEPENDENCY = re.compile(
     r"^\[(?:[\w.-]+\.)?(?:dev-|build-)?dependencies(?:\.[\w-]+)?\]\s*\n\s*[\w\"-]",
     re.MULTILINE,
 )
+# a workspace root declares its members, whose own manifests hold the dependencies
+_WORKSPACE = re.compile(r"^\[workspace\]", re.MULTILINE)
 _COLLECT = """if [ -f Cargo.toml ]; then cargo fetch; fi"""
 # a repo without Cargo.lock locks what crates.io had on the task's date (the date-cut index's
 # sparse crates index, by source replacement: the lock still names crates.io); a cargo that
@@ -232,7 +234,7 @@ PROFILE = LanguageProfile(
     },
     offline_only=("CARGO_NET_OFFLINE",),
     dependency_manifest="Cargo.toml",  # a crate (or workspace) with dependencies
-    declares_dependencies=lambda text: bool(_DEPENDENCY.search(text)),
+    declares_dependencies=lambda text: bool(_DEPENDENCY.search(text) or _WORKSPACE.search(text)),
     runner_words=_RUNNER_WORDS,
     matrix_keys=("rust",),
     report_rule=report_rule,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ci_runner.environments import fetches_dependencies
 from ci_runner.languages import (
     LANGUAGES,
     LanguageProfile,
@@ -129,3 +130,19 @@ def test_no_layer_branches_on_a_language_outside_the_profiles() -> None:
         and "/demo/" not in path.as_posix()
     ]
     assert [line for path in files for line in _language_branches(path)] == []
+
+
+@pytest.mark.parametrize(
+    ("manifest", "declares"),
+    [
+        ('[package]\nname = "a"\n\n[dependencies]\nitoa = "1"\n', True),
+        ('[workspace]\nmembers = ["crates/a"]\n\n[workspace.dependencies]\nitoa = "1"\n', True),
+        # resvg's root: the members' manifests hold the dependencies, which the build fetches
+        ('[workspace]\nmembers = ["crates/resvg", "crates/usvg"]\nresolver = "2"\n', True),
+        ('[package]\nname = "a"\nversion = "0.1.0"\n', False),
+    ],
+)
+def test_a_rust_workspace_root_counts_as_declaring_dependencies(
+    manifest: str, declares: bool
+) -> None:
+    assert fetches_dependencies("rust", {"Cargo.toml": manifest}.get) is declares
