@@ -13,6 +13,7 @@ from ci_runner.tripwires import expected_sites
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
 RUNS_PER_TREE = 2
+NOISE_RERUNS = 2  # how often a tree's runs are made again while they look like load
 MAX_LEGS_TRIED = CISettings.model_fields["max_legs_tried"].default
 
 
@@ -24,6 +25,38 @@ def _flaky(runs: Sequence[CIResult]) -> set[str]:
     """Tests whose outcome (or presence) differs between runs of one tree."""
     ids = set().union(*(r.tests for r in runs))
     return {t for t in ids if len({r.tests.get(t) for r in runs}) > 1}
+
+
+def _empty_after_failure(result: CIResult) -> tuple[str, int | None] | None:
+    """(the failed step, its exit code) when a run read no test after a step failed."""
+    if result.tests or result.patch_error is not None:
+        return None
+    failed = next((s for s in result.steps if not s.skipped and not s.succeeded), None)
+    return None if failed is None else (failed.name, failed.exit_code)
+
+
+def infrastructure_noise(runs: Sequence[CIResult]) -> str | None:
+    """Why the runs of one tree look like load on the machine rather than the code, or None.
+
+    A run that read no test after a failed step while its twin reported tests, twins that
+    fail at different steps with no report, and twins that disagree on every test they both
+    ran are the machine's (swing-protocol.md): they are run again, never stored as an
+    invalid task or as flaky tests. Twins that fail alike at one step are the code's (a gold
+    patch that does not build fails the same way every time)."""
+    empty = [_empty_after_failure(r) for r in runs]
+    if any(e is not None for e in empty):
+        if any(e is None and r.tests for e, r in zip(empty, runs, strict=True)):
+            step = next(e for e in empty if e is not None)
+            return f"a run read no test after step {step[0]!r} failed while its twin ran tests"
+        if len(set(empty)) > 1:
+            return "its runs failed at different steps and read no test"
+        return None
+    if len(runs) < 2:
+        return None
+    both = set(runs[0].tests).intersection(*(r.tests for r in runs[1:]))
+    if both and all(len({r.tests[t] for r in runs}) > 1 for t in both):
+        return f"its runs disagree on every one of the {len(both)} tests they both ran"
+    return None
 
 
 def tripwire_sites(runs: Sequence[CIResult]) -> dict[str, str]:
@@ -171,7 +204,7 @@ def _validate(task: Task, ci: TaskCI) -> Validation:
     runs: dict[str, list[CIResult]] = {}
     for label, diffs in trees.items():
         try:
-            runs[label] = [ci.run(task, diffs, replica=n) for n in range(RUNS_PER_TREE)]
+            runs[label] = _steady_runs(task, ci, label, diffs)
         except EnvironmentBuildError as exc:  # the task's setup is broken: it cannot be played
             return Validation(
                 valid=False, kind=task.kind, reason=f"environment build failed: {exc}"
@@ -182,3 +215,23 @@ def _validate(task: Task, ci: TaskCI) -> Validation:
                 "not stored, it runs again next time"
             )
     return judge_validation(runs["base"], runs["base + gold patch"], task.kind)
+
+
+def _steady_runs(task: Task, ci: TaskCI, label: str, diffs: tuple[str, ...]) -> list[CIResult]:
+    """The tree's runs, made again (their kept results forgotten) while they look like load
+    (`infrastructure_noise`); ValidationIncomplete when they still do."""
+    replicas = range(RUNS_PER_TREE)
+    runs = [ci.run(task, diffs, replica=n) for n in replicas]
+    for _ in range(NOISE_RERUNS):
+        if infrastructure_noise(runs) is None:
+            return runs
+        for n in replicas:
+            ci.forget(task, diffs, replica=n)
+        runs = [ci.run(task, diffs, replica=n) for n in replicas]
+    why = infrastructure_noise(runs)
+    if why is not None:
+        raise ValidationIncomplete(
+            f"task {task.instance_id}: validation of {label}: {why}, {NOISE_RERUNS + 1} times "
+            "(load on the machine, not the code); not stored, it runs again next time"
+        )
+    return runs
