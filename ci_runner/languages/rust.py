@@ -172,7 +172,12 @@ def rust_floor(files: Mapping[str, str]) -> ToolchainRequest | None:
 def settle_request(
     request: ToolchainRequest | None, from_repo: ToolchainRequest | None, files: Mapping[str, str]
 ) -> tuple[ToolchainRequest | None, tuple[str, ...]]:
-    """A request older than what Cargo.lock or the edition needs gives way to that."""
+    """A request older than what Cargo.lock or the edition needs gives way to that. A job
+    and repo that name no Rust ran on the runner's own, the stable Rust of its day: the
+    newest packaged here stands for it, never Debian bookworm's 1.63 (older than most
+    crates allow, and its cargo reads crates.io only through a git index on GitHub)."""
+    if request is None:
+        request = ToolchainRequest("stable", "the runner's own Rust (the job names none)")
     floor = rust_floor(files)
     if floor is None:
         return request, ()

@@ -183,3 +183,12 @@ def test_a_registry_gives_the_official_image_of_the_exact_version(
 def test_official_names_without_a_request_are_debians_versions() -> None:
     assert choose_official("python", None, "r").image == "r/python:3.11-bookworm"
     assert official_image("cpp", "gcc 14", "r") == "r/gcc:14"
+
+
+def test_a_rust_job_naming_no_version_runs_on_the_newest_packaged_rust() -> None:
+    """As on GitHub's runner, whose own Rust is the stable of the day; never bookworm's 1.63,
+    whose cargo reads crates.io only through a git index on GitHub."""
+    choice = toolchain_choice("rust", None, {"Cargo.toml": '[package]\nname = "a"\n'})
+    assert (choice.suite, choice.version, choice.deviation) == ("trixie", "1.85", None)
+    pinned = toolchain_choice("rust", None, {"rust-toolchain": "1.63\n"})
+    assert (pinned.suite, pinned.version) == ("bookworm", "1.63")
