@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.exits import exit_on_errors, stderr
+from arena.engine_status import engine_check
 from arena.tasks.importer import import_jsonl, read_task_lines
 from arena.tasks.refusals import read_refusals, refusals_path
 from arena.tasks.report import categorize
@@ -42,8 +43,7 @@ from arena.tasks.trials import (
     trials_path,
 )
 from ci_runner import CISettings
-from ci_runner.engine import connect
-from ci_runner.errors import WorkspaceError
+from ci_runner.errors import SandboxError, WorkspaceError
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.workspace import Workspaces
 
@@ -131,7 +131,8 @@ def _trial(
             stage, language, chosen = TrialStage.IMPORTED, task.language.value, task.ci_job
             # every later stage needs the engine: without one the trial stops (and resumes)
             # rather than blame each line's environment for the machine
-            connect().close()
+            if (down := engine_check(CISettings())["reason"]) is not None:
+                raise SandboxError(str(down))
             only = ("--tasks", "imported", "--only", sampled.instance_id)
             built = line.run("environment", "tasks", "build-env", *only)
             if built.returncode != 0:
