@@ -31,7 +31,7 @@ from arena.protocol import (
     round_winner,
 )
 from arena.retrieval import RepoIndex, pack_context
-from arena.source_reading import source_reads
+from arena.source_reading import program_reading_tests
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
@@ -337,8 +337,17 @@ class Arena:
             applies = correct = Judgement(
                 False, f"the submitter produced no patch: {patch.failure}"
             )
+        reviewer_base = prepared.contexts[Role.REVIEWER].read_file
+        reading = program_reading_tests(tests.diff, reviewer_base, own_tests) if tests.diff else {}
+        catching = own_tests - set(reading)  # a test that reads the program never catches
         catch_runs: dict[CatchRun, CIResult] = {}
-        if valid.holds and applies.holds and scoped is not None and tests.diff is not None:
+        if (
+            valid.holds
+            and applies.holds
+            and scoped is not None
+            and tests.diff is not None
+            and catching
+        ):
             patch_diffs = (scoped.kept, tests.diff)
             diffs_of = {
                 CatchRun.ON_PATCH: patch_diffs,
@@ -349,14 +358,21 @@ class Arena:
             step: CatchRun | None = CatchRun.ON_PATCH
             while step is not None:
                 catch_runs[step] = run(step.value, diffs_of[step], step.replica)
-                step = next_catch_run(catch_runs, own_tests, prepared.tripwires)
-        catch = judge_catch(catch_runs, own_tests, prepared.tripwires)
-        if tests.diff is not None and (reads := source_reads(tests.diff)):
-            shown = "; ".join(reads[:5]) + (" ..." if len(reads) > 5 else "")
-            catch = Judgement(
-                catch.holds,
-                f"{catch.reason}; flagged: the tests read source files as text: {shown}",
-            )
+                step = next_catch_run(catch_runs, catching, prepared.tripwires)
+        catch = judge_catch(catch_runs, catching, prepared.tripwires)
+        if reading:
+            shown = "; ".join(f"{t} ({why})" for t, why in sorted(reading.items())[:5])
+            shown += " ..." if len(reading) > 5 else ""
+            if not catching:
+                catch = Judgement(
+                    False, f"no test of the reviewer may catch: each reads the program: {shown}"
+                )
+            else:
+                catch = Judgement(
+                    catch.holds,
+                    f"{catch.reason}; excluded from catching, as they read the program "
+                    f"instead of running it: {shown}",
+                )
         facts = RoundFacts(applies.holds, correct.holds, valid.holds, catch.holds)
         return RoundRecord(
             submitter=submitter,

@@ -16,7 +16,8 @@ def _finder(path: str) -> CaseFinder | None:
     return next((p.find_cases for p in profiles() if suffix in p.test_suffixes), None)
 
 
-def _cases(path: str | None, text: str, read_base: ReadFile) -> list[TestCase]:
+def file_cases(path: str | None, text: str, read_base: ReadFile) -> list[TestCase]:
+    """The test cases a file defines, by the parser of its language (none: no parser)."""
     finder = _finder(path or "")
     return [] if path is None or finder is None else finder(path, text, read_base)
 
@@ -41,8 +42,8 @@ def changed_cases(test_diff: str, read_base: ReadFile) -> list[TestCase]:
         if not change.removed and not change.added:
             continue
         old_lines, new_lines = change.old_text.splitlines(), change.new_text.splitlines()
-        old = _cases(change.old_path, change.old_text, read_base)
-        new = _cases(change.new_path, change.new_text, read_base)
+        old = file_cases(change.old_path, change.old_text, read_base)
+        new = file_cases(change.new_path, change.new_text, read_base)
         before = {_definition(case, old_lines) for case in old}
         after = {_definition(case, new_lines) for case in new}
         cases += [

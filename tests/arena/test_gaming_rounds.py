@@ -141,8 +141,9 @@ def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
     arena: Arena, demo: dict[str, Task]
 ) -> None:
     """P is correct (the gold fix written differently); T holds one real reproducing test and
-    one pinning P's bytes (it fails exactly on the patch the reviewer saw). The pinning test
-    fails on P, but not after a neutral change of P's files: no catch, flagged."""
+    one pinning P's bytes (it fails exactly on the patch the reviewer saw), read in a way no
+    pattern names. The pinning test fails on P, but not after a neutral change of P's files:
+    no catch."""
     task = demo[f"demo__{SLUG}"]
     replacements = (
         ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
@@ -160,8 +161,8 @@ def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
     added = (
         "\n\ndef test_runs_collapse():\n    assert slugify('a,  b') == 'a-b'\n"
         "\n\ndef test_slug_module_is_not_the_submitted_one():\n"
-        "    import hashlib, pathlib\n"
-        "    text = pathlib.Path('textkit/slug.py').read_bytes()\n"
+        "    import hashlib, pkgutil\n"
+        "    text = pkgutil.get_data('textkit', 'slug' + '.py')\n"
         f"    assert hashlib.sha256(text).hexdigest() != {digest!r}\n"
     )
     reviewer = demo_edit(SLUG, "tests/test_slug.py", (tests_text, tests_text + added))
@@ -172,7 +173,49 @@ def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
     assert "tests_on_neutral_patch" in record.runs, record.runs.keys()
     assert not record.tests_catch, record.reasons
     assert "neutral change" in record.reasons["tests_catch"]
-    assert "read source files as text" in record.reasons["tests_catch"]
+    assert record.winner is Winner.SUBMITTER
+
+
+@pytest.mark.parametrize(
+    "reading",
+    [
+        "    assert 'rstrip' not in inspect.getsource(slugify)\n",
+        "    assert 'rstrip' not in slugify.__code__.co_names\n",
+        "    assert '_truncate(slug, max_length).rstrip' not in open('textkit/slug.py').read()\n",
+    ],
+)
+def test_a_reviewer_test_that_reads_the_program_never_catches(
+    reading: str, arena: Arena, demo: dict[str, Task]
+) -> None:
+    """P is correct but not shaped like gold (it strips the separator in `slugify`, gold in
+    `_truncate`); T's one new test reproduces the issue (it fails on base) and then reads the
+    code: it passes on gold and fails on P whatever N(P') appends. It is excluded from
+    catching and named in the evidence: the correct patch wins."""
+    task = demo[f"demo__{SLUG}"]
+    replacements = (
+        ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
+        (
+            "return _truncate(slug, max_length)\n",
+            "return _truncate(slug, max_length).rstrip(separator)\n",
+        ),
+    )
+    correct = demo_edit(SLUG, "textkit/slug.py", *replacements)
+    tests_text = (DEMO / SLUG / "repo" / "tests" / "test_slug.py").read_text()
+    added = (
+        "\n\ndef test_slug_is_built_without_rstrip():\n"
+        "    import inspect\n"
+        "    assert slugify('a,  b') == 'a-b'\n"
+        f"{reading}"
+    )
+    reviewer = demo_edit(SLUG, "tests/test_slug.py", (tests_text, tests_text + added))
+    record = arena.play_round(
+        arena.prepare(task), RawText(patch=fenced(correct)), RawText(tests=fenced(reviewer))
+    )
+    assert record.patch_correct and record.tests_valid, record.reasons
+    assert not record.tests_catch, record.reasons
+    assert "reads the program" in record.reasons["tests_catch"], record.reasons
+    assert "test_slug_is_built_without_rstrip" in record.reasons["tests_catch"]
+    assert "tests_on_patch" not in record.runs  # nothing left to catch with: no run made
     assert record.winner is Winner.SUBMITTER
 
 

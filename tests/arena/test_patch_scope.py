@@ -7,7 +7,7 @@ import pytest
 
 from arena.ownership.changes import file_changes
 from arena.patch_scope import NEUTRAL_LINE, neutral_variant, scope_patch
-from arena.source_reading import source_reads
+from arena.source_reading import program_reading_tests, source_reads
 from arena.unified import unified_diff
 
 BASE = {
@@ -131,8 +131,47 @@ def test_the_neutral_variant_of_an_empty_patch_is_empty() -> None:
         ('    std::ifstream in("src/strutil.cpp");', True),
         ("    assert slugify('a b') == 'a-b'", False),
         ("    with open('fixture.json') as f:", False),
+        ("    assert 'rstrip' not in slugify.__code__.co_names", True),
+        ("    names = [i.opname for i in dis.get_instructions(slugify)]", True),
+        ("    tree = ast.parse(inspect.getsource(slugify))", True),
+        ("    tree = ast.parse('x = 1')", False),  # an AST project's own behaviour
+        ("    assert os.stat('textkit/slug.py').st_size < 900", True),
+        ("    assert os.path.getmtime(slug_module.__file__) > 0", True),
+        ("    assert Path(out).stat().st_size > 0", False),  # the program's output
+        ("//go:embed lru.go", True),
+        ('    let meta = fs::metadata("src/lib.rs").unwrap();', True),
     ],
 )
 def test_reviewer_lines_reading_source_files_as_text_are_flagged(line: str, flagged: bool) -> None:
     diff = unified_diff("tests/test_x.py", "", f"def test_x():\n{line}\n")
     assert bool(source_reads(diff)) is flagged
+
+
+_TESTS_BEFORE = "from pkg.calc import add\n\n\ndef test_old():\n    assert add(1, 1) == 2\n"
+
+
+@pytest.mark.parametrize(
+    ("added", "reading"),
+    [
+        # a reading line inside a test: that test only
+        (
+            "\n\ndef test_fixed():\n    assert add(2, 2) == 4\n"
+            "\n\ndef test_shape():\n    assert 'a + b' in open('pkg/calc.py').read()\n",
+            {"tests/test_calc.py::test_shape"},
+        ),
+        # a helper that reads: any test of its file may call it
+        (
+            "\n\ndef _source():\n    return inspect.getsource(add)\n"
+            "\n\ndef test_fixed():\n    assert add(2, 2) == 4\n",
+            {"tests/test_calc.py::test_fixed", "tests/test_calc.py::test_old"},
+        ),
+        ("\n\ndef test_fixed():\n    assert add(2, 2) == 4\n", set()),
+    ],
+)
+def test_the_tests_that_read_the_program_are_named(added: str, reading: set[str]) -> None:
+    diff = unified_diff("tests/test_calc.py", _TESTS_BEFORE, _TESTS_BEFORE + added)
+    ids = ["tests/test_calc.py::test_old", "tests/test_calc.py::test_fixed",
+           "tests/test_calc.py::test_shape"]  # fmt: skip
+    found = program_reading_tests(diff, {"tests/test_calc.py": _TESTS_BEFORE}.get, ids)
+    assert set(found) == reading
+    assert all(why.startswith("tests/test_calc.py: ") for why in found.values())
