@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from arena.ci import TaskCI
 from arena.faults import Fault, FaultComponent, ReferenceRunFailed, fault_of
 from arena.ownership import owned_test_ids
-from arena.patch_scope import neutral_variant, scope_patch
+from arena.patch_scope import neutral_change, scope_patch
 from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
 from arena.protocol import (
     PATCH_REPLICAS,
@@ -353,7 +353,11 @@ class Arena:
                 CatchRun.ON_PATCH: patch_diffs,
                 CatchRun.AGAIN: patch_diffs,
                 CatchRun.GOLD_AGAIN: (task.patch, tests.diff),
-                CatchRun.NEUTRAL: (neutral_variant(scoped.kept, read_base)[0], tests.diff),
+                CatchRun.NEUTRAL: (
+                    scoped.kept,
+                    neutral_change(scoped.kept, read_base)[0],
+                    tests.diff,
+                ),
             }
             step: CatchRun | None = CatchRun.ON_PATCH
             while step is not None:

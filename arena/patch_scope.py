@@ -16,9 +16,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 
-from arena.ownership.changes import file_changes, file_paths
+from arena.ownership.changes import apply_file, file_changes, file_paths
 from arena.ownership.syntax import first_line, last_line, parse, text
 from arena.players.hunks import FilePatch, Hunk, split_diff
 from arena.unified import unified_diff
@@ -274,23 +275,35 @@ def _comment(path: str) -> str | None:
     return _COMMENT.get(posixpath.splitext(name)[1])
 
 
-def neutral_variant(patch: str, read_base: ReadFile) -> tuple[str, tuple[str, ...]]:
-    """N(P'): one diff from base that makes P' and appends a comment line to every file it
-    leaves in place, and the paths so changed (files without a line comment stay as P' has
-    them)."""
+def neutral_change(patch: str, read_base: ReadFile) -> tuple[str, tuple[str, ...]]:
+    """The neutral change of N(P'): a diff, applied after P' itself, that appends a comment line
+    to every file P' leaves in place, and the paths it changes (files without a line comment
+    stay as P' has them).
+
+    P' is applied as it is, so its mode changes, renames and every section it holds for one
+    file stay as they are; the comment goes on each file as P''s sections leave it, applied
+    in order."""
+    final: dict[str, str | None] = {}  # path -> its text after P' (None: deleted)
+    with suppress(PatchError):  # refused by the runner too: read as it is
+        patch = normalize_diff(patch).text
+    for file in split_diff(patch):
+        old_path, new_path = file_paths(file.header)
+        start = old_path if old_path is not None else new_path
+        if start is None:
+            continue
+        before = final.get(start, read_base(start) or "") if old_path is not None else ""
+        if old_path is not None and old_path != new_path:
+            final[old_path] = None
+        if new_path is not None:
+            final[new_path] = apply_file(before or "", file.hunks)[0]
     out: list[str] = []
     changed: list[str] = []
-    for change in file_changes(patch, read_base):
-        path = change.new_path
-        if path is None:
-            out.append(unified_diff(change.old_path or "", change.old_text, None))
-            continue
-        after = change.new_text
+    for path, content in final.items():
         marker = _comment(path)
-        if marker is not None:
-            ending = "" if not after or after.endswith("\n") else "\n"
-            after = f"{after}{ending}{marker} {NEUTRAL_LINE}\n"
-            changed.append(path)
-        before = None if change.old_path is None else change.old_text
-        out.append(unified_diff(path, before, after, old_path=change.old_path))
+        if content is None or marker is None:
+            continue
+        ending = "" if not content or content.endswith("\n") else "\n"
+        appended = f"{content}{ending}{marker} {NEUTRAL_LINE}\n"
+        out.append(unified_diff(path, content, appended))
+        changed.append(path)
     return "".join(out), tuple(changed)

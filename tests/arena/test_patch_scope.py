@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.ownership.changes import file_changes
-from arena.patch_scope import NEUTRAL_LINE, neutral_variant, scope_patch
+from arena.patch_scope import NEUTRAL_LINE, neutral_change, scope_patch
 from arena.source_reading import program_reading_tests, source_reads
 from arena.unified import unified_diff
 
@@ -108,17 +108,47 @@ def test_a_rust_patch_whose_hunk_spans_fix_and_tests_is_kept_whole() -> None:
     assert not scoped.dropped
 
 
-def test_the_neutral_variant_appends_a_comment_to_each_file_it_can() -> None:
+def _after(*diffs: str) -> dict[str, str]:
+    """Each file's text after the diffs, applied in order (as a CI run applies them)."""
+    texts: dict[str, str] = {}
+
+    def read(path: str) -> str | None:
+        return texts.get(path, read_base(path))
+
+    for diff in diffs:
+        for change in file_changes(diff, read):
+            if change.new_path is not None:
+                texts[change.new_path] = change.new_text
+    return texts
+
+
+def test_the_neutral_change_appends_a_comment_to_each_file_it_can() -> None:
     data = unified_diff("data.json", None, "{}\n")
-    neutral, changed = neutral_variant(FIX + data, read_base)
+    neutral, changed = neutral_change(FIX + data, read_base)
     assert changed == ("pkg/calc.py",)
-    after = {c.new_path: c.new_text for c in file_changes(neutral, read_base)}
+    after = _after(FIX + data, neutral)
     assert after["pkg/calc.py"] == f"def add(a, b):\n    return a + b\n# {NEUTRAL_LINE}\n"
     assert after["data.json"] == "{}\n"
 
 
-def test_the_neutral_variant_of_an_empty_patch_is_empty() -> None:
-    assert neutral_variant("", read_base) == ("", ())
+def test_the_neutral_change_follows_every_section_of_a_file_and_keeps_its_mode() -> None:
+    """P' is applied as it is (its mode change stays), and the comment goes on the file as
+    its two sections leave it, not as the last one alone would."""
+    source = BASE["pkg/calc.py"]
+    first = unified_diff("pkg/calc.py", source, source.replace("a - b", "a + b"))
+    fixed = source.replace("a - b", "a + b")
+    second = unified_diff("pkg/calc.py", fixed, fixed + "\n\ndef sub(a, b):\n    return a - b\n")
+    mode = "diff --git a/pkg/calc.py b/pkg/calc.py\nold mode 100644\nnew mode 100755\n"
+    patch = first + second + mode
+    neutral, changed = neutral_change(patch, read_base)
+    assert changed == ("pkg/calc.py",)
+    after = _after(first, second, neutral)["pkg/calc.py"]
+    assert "a + b" in after and "def sub" in after and after.endswith(f"# {NEUTRAL_LINE}\n")
+    assert "mode" not in neutral  # the mode change is P''s own, applied before
+
+
+def test_the_neutral_change_of_an_empty_patch_is_empty() -> None:
+    assert neutral_change("", read_base) == ("", ())
 
 
 @pytest.mark.parametrize(
