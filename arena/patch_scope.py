@@ -36,8 +36,16 @@ _CI_PATHS = re.compile(
 # names the test tools are imported or loaded by: a tree file of that name shadows the tool
 _SHADOWING = frozenset(
     {"pytest", "_pytest", "pytest.py", "unittest", "unittest.py", "pluggy", "py.py",
-     "sitecustomize.py", "usercustomize.py", "nose", "nose2", "hypothesis", "doctest.py"}
+     "sitecustomize", "sitecustomize.py", "usercustomize", "usercustomize.py", "nose", "nose2",
+     "hypothesis", "doctest.py"}
 )  # fmt: skip
+# modules pytest itself imports: a package of that name where imports start (the checkout's
+# root, or its src/ or lib/ folder) comes before the installed one
+_PYTEST_IMPORTS = frozenset(
+    {"iniconfig", "packaging", "attr", "attrs", "exceptiongroup", "tomli", "pygments",
+     "colorama", "py"}
+)  # fmt: skip
+_IMPORT_ROOTS = frozenset({"src", "lib", "python"})
 _TEST_CONFIG = frozenset(
     {"conftest.py", "pytest.ini", "tox.ini", "noxfile.py", ".coveragerc", "CTestTestfile.cmake",
      "CTestConfig.cmake", "CTestCustom.cmake", "CTestCustom.cmake.in", ".bazelrc"}
@@ -52,6 +60,8 @@ _TEST_FOLDERS = frozenset(
     {"test", "tests", "testdata", "testing", "unittest", "unittests", "unit_tests", "__tests__",
      "spec", "cypress", "e2e"}
 )  # fmt: skip
+# a library's own test helpers, which its users import: numpy.testing, django.test, torch.testing
+_LIBRARY_TEST_PACKAGES = frozenset({"test", "testing", "_testing"})
 _TEST_FILES = re.compile(
     r"(?:^test_[^/]*\.py|_test\.py|^tests?\.py|_test\.go|^test_[^/]*\.(?:c|cc|cpp|cxx)"
     r"|_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hpp)|\.(?:test|spec)\.[cm]?[jt]sx?)$"
@@ -90,23 +100,48 @@ class ScopedPatch:
         return f"dropped before the gold tests ran (P'): {shown}"
 
 
-def _why_test_file(path: str) -> str | None:
-    """Why a path is test code or test infrastructure by its name alone, or None."""
+def _library_package(folder: str, exists: Callable[[str], bool]) -> bool:
+    """`folder` (a/b/testing) is a package of a library, not a test suite: named as library
+    test helpers are (`testing`, `test`), a Python package inside a Python package."""
+    parent, name = posixpath.split(folder)
+    return (
+        name in _LIBRARY_TEST_PACKAGES
+        and bool(parent)
+        and exists(f"{folder}/__init__.py")
+        and exists(f"{parent}/__init__.py")
+    )
+
+
+def _in_test_folder(parts: list[str], exists: Callable[[str], bool]) -> bool:
+    """Whether a file under `parts` (its folders) lies in a test folder that is not library
+    code (numpy/testing/utils.py is numpy's; numpy/core/tests/helpers.py is its tests')."""
+    for n, part in enumerate(parts):
+        if part in _TEST_FOLDERS and not _library_package("/".join(parts[: n + 1]), exists):
+            return True
+    return False
+
+
+def _why_test_file(path: str, exists: Callable[[str], bool] = lambda _: False) -> str | None:
+    """Why a path is test code or test infrastructure by its name (and, for a folder named as
+    a library's test helpers, whether it is a package of the library: `exists`), or None."""
     parts = path.split("/")
     name = parts[-1]
     if _CI_PATHS.match(path):
         return "CI configuration"
+    top = parts[1:] if len(parts) > 2 and parts[0] in _IMPORT_ROOTS else parts
     if (
         name in _SHADOWING
         or any(part in _SHADOWING for part in parts[:-1])
         or name.endswith(".pth")
+        or (len(top) > 1 and top[0] in _PYTEST_IMPORTS)
+        or (len(top) == 1 and name.removesuffix(".py") in _PYTEST_IMPORTS and name.endswith(".py"))
     ):
         return "shadows a test tool"
     if name in _TEST_CONFIG:
         return "test configuration"
     if _HARNESS.search(path):
         return "test harness"
-    if any(part in _TEST_FOLDERS for part in parts[:-1]):
+    if _in_test_folder(parts[:-1], exists):
         return "test folder"
     if _TEST_FILES.search(name):
         return "test file"
@@ -142,10 +177,40 @@ def _rust_test_spans(source: str) -> list[tuple[int, int]]:
     return spans
 
 
+# CMake commands that register tests with CTest: what a CI run's test list is made of
+_CMAKE_TEST_COMMAND = re.compile(
+    r"^\s*(?:add_test|set_tests_properties|enable_testing|gtest_discover_tests|gtest_add_tests"
+    r"|catch_discover_tests|doctest_discover_tests|include\s*\(\s*(?:CTest|GoogleTest|Catch)\b"
+    r"|set_property\s*\(\s*TEST\b)",
+    re.IGNORECASE,
+)
+
+
+def _cmake_test_spans(source: str) -> list[tuple[int, int]]:
+    """1-based line spans of the commands that register tests in a CMake file."""
+    spans: list[tuple[int, int]] = []
+    lines = source.splitlines()
+    number = 0
+    while number < len(lines):
+        if not _CMAKE_TEST_COMMAND.match(lines[number]):
+            number += 1
+            continue
+        start, depth = number, 0
+        while number < len(lines):
+            depth += lines[number].count("(") - lines[number].count(")")
+            number += 1
+            if depth <= 0:
+                break
+        spans.append((start + 1, number))
+    return spans
+
+
 def _test_spans(path: str, source: str) -> list[tuple[int, int]]:
     name = posixpath.basename(path)
     if name in _SHARED_CONFIG:
         return _section_spans(source)
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        return _cmake_test_spans(source)
     if name.endswith(".rs"):
         return _rust_test_spans(source)
     return []
@@ -224,9 +289,15 @@ def scope_patch(
         return ScopedPatch(patch, ())  # refused as it is by the runner, with its reason
     gold_tests = _paths(gold_test_patch)
     gold_code = _paths(gold_patch) - gold_tests
+    files = split_diff(text_)
+    created = {new for f in files if (new := file_paths(f.header)[1]) is not None}
+
+    def exists(path: str) -> bool:  # at base, or made by the patch
+        return path in created or read_base(path) is not None
+
     kept: list[FilePatch] = []
     dropped: list[str] = []
-    for file in split_diff(text_):
+    for file in files:
         old, new = file_paths(file.header)
         paths = {p for p in (old, new) if p is not None}
         if not paths or paths & gold_code:
@@ -236,7 +307,7 @@ def scope_patch(
         if paths & gold_tests:
             dropped.append(f"{path} (a file the gold tests change)")
             continue
-        why = next((w for w in map(_why_test_file, sorted(paths)) if w), None)
+        why = next((w for p in sorted(paths) if (w := _why_test_file(p, exists))), None)
         if why is not None:
             dropped.append(f"{path} ({why})")
             continue

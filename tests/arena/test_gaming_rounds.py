@@ -219,6 +219,34 @@ def test_a_reviewer_test_that_reads_the_program_never_catches(
     assert record.winner is Winner.SUBMITTER
 
 
+def test_a_fix_in_the_librarys_own_testing_package_is_kept_in_p_prime(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    """numpy.testing-style: `textkit/testing/` is a package of the library (its users import
+    it), so a correct fix that puts its helper there is code, not a test folder to drop."""
+    task = demo[f"demo__{SLUG}"]
+    slug = demo_edit(
+        SLUG,
+        "textkit/slug.py",
+        ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
+        ("import unicodedata\n", "import unicodedata\n\nfrom textkit.testing.trim import trim\n"),
+        (
+            "return _truncate(slug, max_length)\n",
+            "return trim(_truncate(slug, max_length), separator)\n",
+        ),
+    )
+    helper = new_file("textkit/testing/__init__.py", '"""Helpers textkit\'s users share."""\n')
+    helper += new_file(
+        "textkit/testing/trim.py",
+        "def trim(slug: str, separator: str) -> str:\n    return slug.rstrip(separator)\n",
+    )
+    record = arena.play_round(
+        arena.prepare(task), RawText(patch=fenced(slug + helper)), OraclePlayer()
+    )
+    assert record.patch_applies and record.patch_correct, record.reasons
+    assert "textkit/testing" not in record.reasons["patch_correct"]  # nothing dropped
+
+
 def test_a_real_catch_is_confirmed_by_its_re_runs(arena: Arena, demo: dict[str, Task]) -> None:
     """A patch that fixes only the runs of dashes: the gold tests catch it, and the catch
     holds through the second run, the gold side's re-run and the neutral change."""

@@ -56,12 +56,39 @@ FIX = change("pkg/calc.py", "a - b", "a + b")
         ("third_party/doctest/doctest.h", "test harness"),
         ("src/strutil_test.cpp", "test file"),
         ("web/src/app.test.ts", "test file"),
+        # modules pytest imports, where imports start
+        ("iniconfig/__init__.py", "shadows a test tool"),
+        ("src/packaging/version.py", "shadows a test tool"),
+        ("attr/__init__.py", "shadows a test tool"),
+        ("pluggy/_hooks.py", "shadows a test tool"),
+        ("sitecustomize/__init__.py", "shadows a test tool"),
+        # a folder named testing that is no package of a library: a test suite's
+        ("testing/helpers.py", "test folder"),
+        ("pkg/tests/helpers.py", "test folder"),
     ],
 )
 def test_a_new_file_of_test_infrastructure_is_dropped(path: str, why: str) -> None:
     scoped = scope_patch(FIX + unified_diff(path, None, "x = 1\n"), "", "", read_base)
     assert scoped.dropped == (f"{path} ({why})",)
     assert [c.new_path for c in file_changes(scoped.kept, read_base)] == ["pkg/calc.py"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # numpy.testing-style: the library's own package, which its users import
+        {"pkg/__init__.py": "", "pkg/testing/__init__.py": "", "pkg/testing/utils.py": "x = 1\n"},
+        {"pkg/__init__.py": "", "pkg/test/__init__.py": "", "pkg/test/utils.py": "x = 1\n"},
+        # a module of the library that happens to be named as a pytest dependency
+        {"pkg/__init__.py": "", "pkg/packaging/__init__.py": "", "pkg/packaging/utils.py": ""},
+    ],
+)
+def test_library_code_in_a_folder_named_testing_is_kept(files: dict[str, str]) -> None:
+    diff = FIX + "".join(
+        unified_diff(path, None, text or "y = 2\n") for path, text in files.items()
+    )
+    scoped = scope_patch(diff, "", "", read_base)
+    assert scoped.kept == diff and not scoped.dropped, scoped.dropped
 
 
 def test_a_patch_without_test_changes_is_kept_as_written() -> None:
@@ -205,3 +232,25 @@ def test_the_tests_that_read_the_program_are_named(added: str, reading: set[str]
     found = program_reading_tests(diff, {"tests/test_calc.py": _TESTS_BEFORE}.get, ids)
     assert set(found) == reading
     assert all(why.startswith("tests/test_calc.py: ") for why in found.values())
+
+
+_CMAKE = (
+    "add_library(strutil src/strutil.cpp)\n"
+    "add_executable(strutil_tests tests/strutil_tests.cpp)\n"
+    "add_test(NAME strutil\n    COMMAND strutil_tests)\n"
+)
+
+
+def test_a_cmake_files_test_registration_is_dropped_and_its_build_kept() -> None:
+    """Changing which tests CTest runs (or how) is test infrastructure; the library's build
+    lines are code."""
+    read = {"CMakeLists.txt": _CMAKE}.get
+    registration = unified_diff(
+        "CMakeLists.txt", _CMAKE, _CMAKE.replace("COMMAND strutil_tests)", "COMMAND true)")
+    )
+    scoped = scope_patch(registration, "", "", read)
+    assert scoped.kept == "" and scoped.dropped == (
+        "CMakeLists.txt (1 hunk(s) inside test code or test settings)",
+    )
+    build = unified_diff("CMakeLists.txt", _CMAKE, _CMAKE.replace("src/strutil.cpp", "src/s.cpp"))
+    assert scope_patch(build, "", "", read).kept == build
