@@ -148,14 +148,20 @@ class CIRunner:
                     duration_s=time.monotonic() - started,
                     image=request.image,
                 )
-            planting = plan(run_dir, request.pipeline, request.diffs)
-            if planting.before_step == 0:  # with the workspace copy: no round trip of their own
-                write(run_dir, planting.files)
+            try:
+                planting = plan(run_dir, request.pipeline, request.diffs)
+                if planting.before_step == 0:  # with the workspace copy: no round trip of its own
+                    write(run_dir, planting.files)
+            except (RecursionError, OSError, ValueError, WorkspaceError) as exc:
+                # the tree the diffs made is what Arena could not handle: the code's doing
+                why = f"the tree the diffs made cannot be guarded (tripwires): {exc!r}"
+                return _the_codes(why, request, started)
             with self._used(box.sandbox()) as sandbox:
                 try:
                     sandbox.write_tree(run_dir, WORKSPACE)
                 except SandboxFileError as exc:
-                    raise WorkspaceError(f"{exc} of {limits.disk_mb} MiB") from exc
+                    why = f"the tree the diffs made cannot be copied: {exc} of {limits.disk_mb} MiB"
+                    return _the_codes(why, request, started)
                 _discard(run_dir)  # the sandbox has its own copy now
                 try:
                     services = self._services(sandbox, request.pipeline)
@@ -490,3 +496,15 @@ def _discard(run_dir: Path) -> None:
         remove_tree(run_dir)
     except OSError as exc:
         log.warning("cannot remove run directory %s (arena ci sweep will): %s", run_dir, exc)
+
+
+def _the_codes(why: str, request: CIRequest, started: float) -> CIResult:
+    """A run the tree under test kept from running guarded: failed, and not believed (a must-
+    pass tripwire is missing), so it is the code's verdict and never an infrastructure fault."""
+    return CIResult(
+        status=CIStatus.FAILED,
+        error=why,
+        forged=why,
+        duration_s=time.monotonic() - started,
+        image=request.image,
+    )

@@ -47,6 +47,7 @@ from ci_runner.sandbox.cache_layer import CacheLayer, own_layer_dir
 from ci_runner.sandbox.limits import OutputBuffer
 from ci_runner.sandbox.seccomp import seccomp_profile
 from ci_runner.stops import StopCause
+from ci_runner.tree_walk import walk
 from ci_runner.types import Limits
 
 LABEL = "arena.ci"
@@ -533,7 +534,15 @@ class DockerSandbox(Sandbox):
     def write_tree(self, source: Path, destination: str) -> None:
         def pack(stdin: io.RawIOBase) -> None:
             with tarfile.open(fileobj=stdin, mode="w|", format=tarfile.PAX_FORMAT) as tar:
-                tar.add(str(source), arcname=".", filter=_anonymous)
+                # entry by entry, never tarfile's recursion: a patch's tree may be 1,000 deep
+                tar.add(str(source), arcname=".", recursive=False, filter=_anonymous)
+                for top, subdirs, files in walk(source):
+                    subdirs.sort()
+                    inside = os.path.relpath(top, source)
+                    for name in sorted(subdirs + files):
+                        arcname = f"./{name}" if inside == "." else f"./{inside}/{name}"
+                        path = os.path.join(top, name)
+                        tar.add(path, arcname=arcname, recursive=False, filter=_anonymous)
 
         self._write(destination, pack, f"copy {source} into the sandbox")
 

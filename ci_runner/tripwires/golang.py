@@ -24,6 +24,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, plain_file, token
 
 MAX_SITES = 32
@@ -101,7 +102,7 @@ def go_packages(root: Path) -> list[GoPackage]:
     """Every directory with Go files, under the module (go.mod) it belongs to."""
     packages = []
     modules: list[tuple[str, str]] = []  # (directory, module path), outermost first
-    for directory, subdirs, files in os.walk(root):
+    for directory, subdirs, files in walk(root):
         subdirs[:] = sorted(d for d in subdirs if not skipped_dir(d))
         relative = os.path.relpath(directory, root)
         if "go.mod" in files and plain_file(root, Path(directory) / "go.mod"):

@@ -21,6 +21,7 @@ import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
+from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, token
 
 MAX_SITES = 64
@@ -128,7 +129,7 @@ def module_name(patterns: tuple[str, ...], secret: str) -> str:
 def test_dirs(root: Path, patterns: tuple[str, ...]) -> list[str]:
     """Directories (relative, `.` for the root) holding a file the patterns match."""
     found: list[str] = []
-    for directory, subdirs, files in os.walk(root):
+    for directory, subdirs, files in walk(root):
         subdirs[:] = sorted(d for d in subdirs if not skipped_dir(d))
         if any(fnmatch.fnmatch(f, p) for f in files if f.endswith(".py") for p in patterns):
             found.append(os.path.relpath(directory, root))

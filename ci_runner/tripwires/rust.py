@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, plain_file, token
 
 MAX_SITES = 24
@@ -54,7 +55,7 @@ FAILING = """
 def manifests(root: Path) -> list[Path]:
     """Every Cargo.toml under the root, outside build output and vendored code."""
     found = []
-    for directory, subdirs, files in os.walk(root):
+    for directory, subdirs, files in walk(root):
         depth = Path(directory).relative_to(root).parts
         subdirs[:] = sorted(
             d
