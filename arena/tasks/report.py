@@ -360,4 +360,6 @@ def csv_text(rows: Iterable[InstanceStatus]) -> str:
 
 
 def _safe_cell(text: str) -> str:
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """OWASP's CSV injection rule, spaces before the formula included (` =1+2` runs too)."""
+    formula = text[:1] in ("\t", "\r") or text.lstrip(" \t\r\n")[:1] in ("=", "+", "-", "@")
+    return f"'{text}" if formula else text

@@ -31,11 +31,9 @@ def test_a_patch_with_a_tree_arena_cannot_walk_loses_and_voids_nothing(
         models.write_text(
             f"models:\n  - name: hostile\n    base_url: {hostile.url}/v1\n    model: m\n"
         )
+        play = ["play", "--task", "demo__py-textkit-slug", "--a", "hostile", "--b", "oracle"]
         done = run_arena(
-            [
-                "play", "--task", "demo__py-textkit-slug", "--a", "hostile", "--b", "oracle",
-                "--models-file", str(models), "--json",
-            ],  # fmt: skip
+            [*play, "--models-file", str(models), "--json"],
             ARENA_CACHE_DIR=str(ci_settings.cache_dir),
         )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -9,5 +9,6 @@ describe("toCsv", () => {
   });
   it("keeps a model name that looks like a formula as text", () => {
     expect(toCsv(["model"], [["=HYPERLINK(1)"], ["-x"], [-3]])).toBe("model\r\n'=HYPERLINK(1)\r\n'-x\r\n-3\r\n");
+    expect(toCsv(["id"], [[" =1+2"], ["\tx"]])).toBe("id\r\n' =1+2\r\n'\tx\r\n");
   });
 });

@@ -5,8 +5,9 @@ export type Cell = string | number | boolean | null | undefined;
 function csvCell(value: Cell): string {
   if (value === null || value === undefined) return "";
   let text = String(value);
-  // a cell starting with = + - @ is a formula to spreadsheets: keep it text (numbers stay numbers)
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  // a cell starting with = + - @ (after spaces too), tab or CR is a formula to spreadsheets:
+  // keep it text (numbers stay numbers)
+  if (typeof value === "string" && /^(?:\s*[=+\-@]|[\t\r])/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

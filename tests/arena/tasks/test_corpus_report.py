@@ -7,6 +7,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from arena.tasks.importer import LineError
 from arena.tasks.refusals import Refusal, merge_refusals, refusals_from
 from arena.tasks.report import (
@@ -239,3 +241,20 @@ def test_csv_has_a_row_per_instance_and_keeps_formulas_as_text() -> None:
     rows = list(csv.DictReader(io.StringIO(csv_text(report.rows))))
     assert [r["instance_id"] for r in rows] == ["'=cmd", "p"]
     assert rows[1]["stage"] == "imported" and rows[1]["legs_considered"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("cell", "kept"),
+    [
+        ("=cmd", "'=cmd"),
+        (" =1+2", "' =1+2"),  # a spreadsheet runs it past the spaces too
+        ("\t@x", "'\t@x"),
+        ("-", "'-"),
+        ("a=b", "a=b"),
+        ("repo-1", "repo-1"),
+    ],
+)
+def test_every_cell_a_spreadsheet_would_run_is_kept_text(cell: str, kept: str) -> None:
+    report = corpus_report([_refusal(cell, "repo not reachable")], [])
+    rows = list(csv.DictReader(io.StringIO(csv_text(report.rows))))
+    assert rows[0]["instance_id"] == kept
