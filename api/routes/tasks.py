@@ -32,7 +32,8 @@ from api.schemas.tournaments import TaskSelection
 from arena.queues import enqueue
 from arena.store import refusals as refusals_store
 from arena.store import tasks as store
-from arena.tasks.importer import import_checked
+from arena.tasks.importer import import_checked, task_lines
+from arena.tasks.json_records import JsonRecordError, load_json
 from arena.tasks.refusals import refusals_from
 from arena.tasks.report import LibraryTask, corpus_report, csv_text
 from arena.tasks.schema import Language
@@ -79,24 +80,16 @@ def task_summary(row: DictRow) -> TaskSummary:
 
 
 def _lines(text: str, language: Language | None) -> list[str]:
-    """JSONL, or a SwingArena JSON array; `language` fills records that lack one."""
-    if text.lstrip().startswith("["):
-        try:
-            records = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ApiError(
-                422, ["body", "file"], f"a JSON array that does not parse: {exc}"
-            ) from None
-        lines = [json.dumps(r) for r in records]
-    else:
-        lines = text.splitlines()
+    """JSONL, or a SwingArena JSON array (`task_lines`: a record nested too deep is a line the
+    import refuses, never a crash); `language` fills records that lack one."""
+    lines = task_lines(text)
     if language is None:
         return lines
     filled = []
     for line in lines:
         try:
-            record: Any = json.loads(line)
-        except json.JSONDecodeError:
+            record: Any = load_json(line)
+        except JsonRecordError:
             filled.append(line)  # reported with its number by the importer
             continue
         if isinstance(record, dict) and not record.get("language"):

@@ -9,6 +9,11 @@ from ci_runner.reports.libtest import parse_libtest
 from ci_runner.reports.outcomes import Outcomes
 from ci_runner.reports.summaries import RunnerSummary, contradiction, runner_summary
 
+# what one run's test ids may add up to: a result is stored and read back with every verdict
+# (100,000 ids of 600 bytes made one result 51.8 MB); an honest suite of 100,000 tests with
+# ids of 80 bytes stays well below it
+MAX_ID_BYTES = 16 * 2**20
+
 _PARSERS = {
     ReportFormat.JUNIT: parse_junit,
     ReportFormat.GO_JSON: parse_go_json,
@@ -33,6 +38,12 @@ def parse_report(report_format: ReportFormat, data: bytes, max_tests: int = 100_
         raise ReportError(
             f"the {report_format.value} report names {len(outcomes)} tests, over the limit of "
             f"{max_tests}"
+        )
+    named_bytes = sum(len(test_id.encode()) for test_id in outcomes)
+    if named_bytes > MAX_ID_BYTES:
+        raise ReportError(
+            f"the {report_format.value} report's test ids add up to {named_bytes / 2**20:.1f} "
+            f"MiB, over the {MAX_ID_BYTES // 2**20} MiB a run keeps"
         )
     return outcomes
 

@@ -112,8 +112,9 @@ class CacheLayer:
         layer = cls(client, str(upper["Name"]), size_mb, f"{base}-cache")
         try:
             mountpoint = str(upper["Mountpoint"]).rstrip("/")
-            overlay = (
+            overlay = (  # no set-uid program and no device node of the code's counts there
                 f"lowerdir={lower_dir},upperdir={mountpoint}/{_UPPER},workdir={mountpoint}/{_WORK}"
+                ",nosuid,nodev"
             )
             client.api.create_volume(
                 layer.name,

@@ -53,3 +53,16 @@ def test_base_commit_must_be_a_full_commit_id_and_image_one_arena_built(
     assert [(e["line"], e["field"]) for e in errors] == [(1, "base_commit"), (2, "image")]
     assert "full commit id" in errors[0]["problem"] and "'main'" in errors[0]["problem"]
     assert "is not an image Arena builds" in errors[1]["problem"]
+
+
+def test_a_json_array_nested_100000_deep_is_a_4xx_naming_the_problem(client: TestClient) -> None:
+    """As an array upload, and with `language` to fill (each line then read once more)."""
+    for params in ({}, {"language": "python"}):
+        answer = client.post(
+            "/api/tasks/import",
+            headers=ADMIN,
+            params=params,
+            files={"file": ("tasks.json", ("[" * 100_000).encode(), "application/json")},
+        )
+        assert answer.status_code == 422, answer.text
+        assert "nested more than 64 levels deep" in answer.json()["detail"][0]["msg"]

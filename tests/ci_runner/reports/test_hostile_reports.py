@@ -183,6 +183,17 @@ def test_a_report_naming_too_many_tests_is_refused_before_it_is_parsed() -> None
     assert time.monotonic() - started < 1.0
 
 
+def test_a_report_whose_ids_add_up_past_what_a_run_keeps_is_refused() -> None:
+    """100,000 tests with 600-byte names made one stored result 51.8 MB."""
+    case = b'<testcase classname="c" name="%s%%06d"/>' % (b"n" * 600)
+    data = b"<testsuite>" + b"".join(case % i for i in range(100_000)) + b"</testsuite>"
+    with pytest.raises(ReportError, match=r"test ids add up to 47\.\d MiB, over the 16 MiB"):
+        parse_report(ReportFormat.JUNIT, data)
+    honest = b'<testcase classname="tests.test_module" name="test_case_%06d"/>'
+    data = b"<testsuite>" + b"".join(honest % i for i in range(100_000)) + b"</testsuite>"
+    assert len(parse_report(ReportFormat.JUNIT, data)) == 100_000
+
+
 def test_a_large_report_is_read_in_memory_that_follows_a_case_not_the_file() -> None:
     case = b'<testcase classname="c" name="t%d"><system-out>%s</system-out></testcase>'
     data = (

@@ -210,6 +210,11 @@ def test_an_ordinary_run_reads_the_images_caches_and_writes_within_the_limit(
         # the build's warm-up filled Go's build cache: the tests come from it
         {"name": "cached", "run": "go test -json ./... > out.json; grep -q '(cached)' out.json"},
         {"name": "read-only root", "run": "! touch /opt/arena/x /usr/x 2>/dev/null"},
+        # the caches' overlay honours no set-uid bit and no device node
+        {
+            "name": "nosuid",
+            "run": f"grep ' {CACHE_DIR} ' /proc/mounts | grep nosuid | grep -q nodev",
+        },
         # a file of the image's changes copy-on-write; new ones take room up to the limit
         {"name": "change", "run": f'f={entry}; test -s "$f" && echo more >> "$f"'},
         {"name": "write", "run": f"dd if=/dev/zero of={CACHE_DIR}/new bs=1M count=200"},
