@@ -21,6 +21,10 @@ class ApiSettings(ServiceSettings):
     web_dir: Path = Path("frontend/dist")  # the built website, served at / when it exists
     stats_ttl_s: float = 10.0  # model metadata and head-to-head matrices are cached this long
     board_ttl_s: float = 1.0  # a served leaderboard (its JSON) is reused this long; 0: never
+    # a finished match's gold patch and tests, answers' text and diffs and CI logs, shown to
+    # every reader: for a corpus no tournament will play again (else the admin's only, as a
+    # task can be scheduled again and a model with web access could read its answer here)
+    match_gold_public: bool = False
     check_concurrency: int = Field(default=8, gt=0)  # endpoint checks at once; more wait
     # live event streams (server-sent events), per API process: how many one client address
     # and all clients together may hold open (beyond either: 429 with Retry-After), how often

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
-from api.deps import PoolDep
+from api.deps import IsAdmin, PoolDep, ServicesDep
 from api.errors import ApiError, not_found
 from api.schemas.common import GoldAccess, error_responses
 from api.schemas.matches import (
@@ -35,6 +35,11 @@ FINISHED = frozenset({MatchStatus.DONE, MatchStatus.FAILED, MatchStatus.SKIPPED}
 WITHHELD = (
     "Until the match has finished, its answers' text and diffs, CI logs and gold patch and tests"
     " are withheld: a playing model must not read the answer here."
+)
+WITHHELD_PLAYABLE = (
+    "The task can be played again: the answers' text and diffs, CI logs and gold patch and tests"
+    " of its finished matches are the admin's (ARENA_MATCH_GOLD_PUBLIC=true shows them to all,"
+    " for a corpus no tournament will play again)."
 )
 WITHHELD_CANCELLED = (
     "The match was cancelled before it finished: its answers' text and diffs, CI logs and gold"
@@ -137,32 +142,45 @@ def _round(row: Mapping[str, Any], answers: list[AnswerEvidence], finished: bool
     "/{match_id}",
     operation_id="get_match",
     response_model=MatchEvidence,
-    responses=error_responses(404, 422),
+    responses=error_responses(401, 404, 422),
 )
-def get_match(match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep) -> Response:
+def get_match(
+    match_id: Annotated[int, Path(ge=1, le=2**62)], pool: PoolDep, s: ServicesDep, admin: IsAdmin
+) -> Response:
     """Task and issue, both rounds with answers and diffs, every CI run, facts and reasons.
     Until the match has finished (done, failed, skipped) the answers' text and diffs, the CI
-    logs and the gold patch and tests are left out (`withheld` says so).
+    logs and the gold patch and tests are left out (`withheld` says so); once it has, they are
+    the admin's, or everyone's with ARENA_MATCH_GOLD_PUBLIC (its task can be played again).
 
     Serialized once here: returned as a model, FastAPI would validate the whole evidence (CI
     logs included) a second time before serializing it."""
+    reader_sees_gold = admin or s.settings.match_gold_public
     return Response(
-        content=_evidence(match_id, pool).model_dump_json(), media_type="application/json"
+        content=_evidence(match_id, pool, reader_sees_gold).model_dump_json(),
+        media_type="application/json",
     )
 
 
-def _gold_access(status: MatchStatus) -> GoldAccess:
+def _gold_access(status: MatchStatus, shown: bool) -> GoldAccess:
     if status in FINISHED:
-        return "shown"
+        return "shown" if shown else "admin_only"
     return "admin_only" if status is MatchStatus.CANCELLED else "after_match"
 
 
-def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
+def _withheld(status: MatchStatus, shown: bool) -> str | None:
+    if status is MatchStatus.CANCELLED:
+        return WITHHELD_CANCELLED
+    if status not in FINISHED:
+        return WITHHELD
+    return None if shown else WITHHELD_PLAYABLE
+
+
+def _evidence(match_id: int, pool: Pool, reader_sees_gold: bool) -> MatchEvidence:
     found = store.match_evidence(pool, match_id)
     if found is None:
         raise not_found(["path", "match_id"], f"no match {match_id}")
     status = MatchStatus(found.match["status"])
-    finished, cancelled = status in FINISHED, status is MatchStatus.CANCELLED
+    finished = status in FINISHED and reader_sees_gold
     answers = [_answer(a, finished) for a in found.answers]
     by_round: dict[int, list[AnswerEvidence]] = {}
     for row, shown in zip(found.answers, answers, strict=True):
@@ -182,9 +200,9 @@ def _evidence(match_id: int, pool: Pool) -> MatchEvidence:
             validation=found.validation,
             patch=task.get("patch", "") if finished else None,
             test_patch=task.get("test_patch", "") if finished else None,
-            gold_access=_gold_access(status),
+            gold_access=_gold_access(status, reader_sees_gold),
         ),
-        withheld=None if finished else WITHHELD_CANCELLED if cancelled else WITHHELD,
+        withheld=_withheld(status, reader_sees_gold),
         rounds=[_round(r, by_round.get(r["idx"], []), finished) for r in found.rounds],
         latency_s=sum(a.latency_s for a in answers),
         prompt_tokens=sum(a.prompt_tokens for a in answers),

@@ -405,6 +405,9 @@ def main(port: int) -> None:
             admin_token=SecretStr(TOKEN),
             secret_key=SecretStr("web-secret-key"),
             web_dir=ROOT / "frontend" / "dist",
+            # the match pages' tests read finished matches' evidence as any reader would on a
+            # corpus no tournament plays again (who reads it by default: tests/api/test_gold.py)
+            match_gold_public=True,
         )
         server = uvicorn.Server(
             uvicorn.Config(

@@ -1,7 +1,9 @@
 """The gold answers are not public: a task's gold patch and tests only with the admin token; a
 match's page shows them (and the answers' text and diffs and the CI logs, which carry them: the
 oracle answers the gold patch) only once the match has finished, never while it is queued or
-running. No other read (task list, corpus report, match list, results export) carries them.
+running, and then to the admin only, since the task can be played again (unless the operator
+publishes them). No other read (task list, corpus report, match list, results export) carries
+them.
 Real PostgreSQL; matches are moved through their states with the workers' own store calls."""
 
 from __future__ import annotations
@@ -193,7 +195,15 @@ def test_a_match_shows_the_gold_and_what_carries_it_only_once_it_has_finished(
     store_round(pool, match, 1, _round("null", "oracle", nothing, oracle_tests))
     assert end_match(pool, match, MatchStatus.DONE, score={"oracle": 2, "null": 0}, result="oracle")
 
-    done = evidence()
+    # finished, but its task can be played again: the gold stays the admin's
+    anonymous = evidence()
+    assert not _leaks(json.dumps(anonymous)), _leaks(json.dumps(anonymous))
+    assert anonymous["task_detail"]["gold_access"] == "admin_only"  # type: ignore[index]
+    assert "can be played again" in str(anonymous["withheld"])
+
+    shown = client.get(f"/api/matches/{match}", headers=ADMIN)
+    assert shown.status_code == 200
+    done = shown.json()
     detail = done["task_detail"]
     assert isinstance(detail, dict)
     assert (detail["patch"], detail["test_patch"], detail["gold_access"]) == (
@@ -215,7 +225,19 @@ def test_a_failed_or_skipped_match_has_finished_and_shows_the_gold(
     _, match = _matches(pool, f"py-gold-{ending}", "oracle", "null")
     mark_running(pool, match)
     assert end_match(pool, match, ending, reason="the task is invalid")
-    detail = client.get(f"/api/matches/{match}").json()["task_detail"]
+    detail = client.get(f"/api/matches/{match}", headers=ADMIN).json()["task_detail"]
+    assert (detail["patch"], detail["gold_access"]) == (PATCH, "shown")
+
+
+def test_a_corpus_no_tournament_plays_again_may_publish_finished_matches_gold(
+    api_settings: ApiSettings, ci_settings: CISettings, pool: Pool
+) -> None:
+    _, match = _matches(pool, "py-gold-public", "oracle", "null")
+    mark_running(pool, match)
+    assert end_match(pool, match, MatchStatus.DONE, score={"oracle": 0, "null": 0}, result="tie")
+    public = api_settings.model_copy(update={"match_gold_public": True})
+    with TestClient(create_app(public, ci_settings)) as anyone:
+        detail = anyone.get(f"/api/matches/{match}").json()["task_detail"]
     assert (detail["patch"], detail["gold_access"]) == (PATCH, "shown")
 
 
