@@ -57,6 +57,9 @@ class CISettings(BaseSettings):
     # environment image builds only (setup steps, with network); CI runs never see these
     build_network: str = Field(default="bridge", min_length=1)
     build_ca_bundle: Path | None = None
+    # memory of an environment build box (its scratch folders come on top): setup steps and
+    # warm-ups compile (cargo, C++), so more than a run's; a build past it fails, the host stays
+    build_memory_mb: int = Field(default=6144, ge=256)
     build_env: dict[str, str] = Field(default_factory=_build_passthrough)
     # the conda channel asked, when a leg needs conda, whether this machine could reach one
     conda_channel: str = Field(default="https://conda.anaconda.org/conda-forge", min_length=1)

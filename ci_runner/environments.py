@@ -54,6 +54,7 @@ from ci_runner.runner_setup import build_env as runner_build_env
 from ci_runner.sandbox.base import Sandbox, SandboxDied, SandboxFileError
 from ci_runner.sandbox.image_store import StoredImage
 from ci_runner.sandbox.provider import BesideServices
+from ci_runner.stops import StopCause
 from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
 from ci_runner.warmup import setup_failure
 from ci_runner.workspace import Workspaces, remove_tree, source_key
@@ -410,6 +411,7 @@ class EnvironmentBuilder:
             toolchain,
             self._settings.limits,
             network=self._settings.build_network,
+            memory_mb=self._settings.build_memory_mb,
             lifetime_s=budget_s + 600,  # an orphan (its owner killed with SIGKILL) stops by itself
             scratch={WORKSPACE: self._settings.limits.disk_mb, BUILD_MOUNT: 64},
             labels={BUILD_LABEL: tag},  # which image it builds
@@ -463,7 +465,13 @@ class EnvironmentBuilder:
             raise EnvironmentBuildError(
                 f"{what} timed out after {timeout_s:.0f}s:\n{_tail(done.output)}"
             )
-        return done.exit_code == 0, done.output, done.exit_code
+        output = done.output
+        if done.stopped_by is StopCause.MEMORY:  # say why it ended: its own log cannot
+            output += (
+                f"\n(killed: the build's memory limit of {self._settings.build_memory_mb} MiB "
+                "and its scratch folders, ARENA_BUILD_MEMORY_MB)"
+            )
+        return done.exit_code == 0, output, done.exit_code
 
     def _date_cut(
         self, box: Sandbox, spec: EnvironmentSpec, env: dict[str, str]

@@ -303,6 +303,7 @@ class ImageBuilder:
             source,
             limits,
             network=self._settings.build_network,
+            memory_mb=self._settings.build_memory_mb,
             lifetime_s=_FETCH_TIMEOUT_S + 60,  # an orphan stops by itself
             scratch={},
             labels={"arena.image.build": tag},

@@ -28,7 +28,11 @@ from ci_runner.sandbox.provider import BesideServices, SandboxProvider
 from ci_runner.services import ServiceImages
 from ci_runner.types import Limits
 
-MIN_BUILD_PIDS = 1024  # package managers fork widely; a build box is trusted setup
+MIN_BUILD_PIDS = 1024  # package managers fork widely
+# what root in a build box keeps: files of any owner (apt, pip, chown in setup steps), and
+# dropping to another user (apt's _apt sandbox, `su`); never raw sockets (NET_RAW sniffed the
+# host's loopback on a host-network build), network administration, device nodes or chroot
+BUILD_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL")
 
 
 class DockerProvider(SandboxProvider):
@@ -84,10 +88,12 @@ class DockerProvider(SandboxProvider):
         lifetime_s: float,
         scratch: Mapping[str, int],
         labels: Mapping[str, str],
+        memory_mb: int,
     ) -> DockerSandbox:
         """No host path is mounted; the scratch directories are tmpfs mounts, which
-        `docker commit` leaves out."""
+        `docker commit` leaves out; they count against the memory limit."""
         client = self.client
+        memory = f"{memory_mb + sum(scratch.values())}m"
         try:
             container = client.containers.create(
                 image,
@@ -99,6 +105,11 @@ class DockerProvider(SandboxProvider):
                 working_dir=WORKSPACE,
                 nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
                 pids_limit=max(limits.pids, MIN_BUILD_PIDS),
+                mem_limit=memory,
+                memswap_limit=memory,
+                cap_drop=["ALL"],
+                cap_add=list(BUILD_CAPABILITIES),
+                security_opt=["no-new-privileges"],
                 labels=dict(labels),
             )
         except docker.errors.ImageNotFound as exc:

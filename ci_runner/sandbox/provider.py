@@ -80,8 +80,11 @@ class SandboxProvider(ABC):
         lifetime_s: float,
         scratch: Mapping[str, int],
         labels: Mapping[str, str],
+        memory_mb: int,
     ) -> Sandbox:
-        """A box for an environment build's trusted setup steps: root, on `network`, with
+        """A box for an environment build's setup steps (a dataset line's commands): root
+        with only the capabilities package managers need (no raw sockets, no network
+        administration, no new privileges), at most `memory_mb` of memory, on `network`, with
         in-memory `scratch` directories (path: MiB) that a commit leaves out; it stops by
         itself after `lifetime_s` if its owner dies."""
 

@@ -14,6 +14,7 @@ from ci_runner.errors import EnvironmentBuildError
 from ci_runner.image_layout import ENV_IMAGE_LABEL
 from ci_runner.images import ImageBuilder
 from ci_runner.sandbox.docker_provider import DockerProvider
+from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import PYTHON_FILES
 from tests.conftest import MakeRepo
 
@@ -226,3 +227,33 @@ def test_a_rust_crate_without_a_lock_gets_the_crates_of_the_tasks_date(
     result = env_runner.run(_run(env_runner, spec, tag))
     failed = [(s.name, s.log[-800:]) for s in result.steps if not s.succeeded]
     assert not failed, failed
+
+
+def test_a_hostile_setup_step_gets_no_raw_socket_and_no_memory_past_the_limit(
+    docker_client: docker.DockerClient, env_settings: CISettings, make_repo: MakeRepo
+) -> None:
+    """A dataset line's setup steps run as root in the build box, but without NET_RAW (on a
+    host-network build it sniffed the admin token off the loopback) and within the build's
+    memory (it took 3 GiB of the host's)."""
+    small = env_settings.model_copy(update={"build_memory_mb": 512})
+    builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
+    repo, commit = make_repo(PYTHON_FILES)
+    sniff = "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW); print('sniffing')"
+    hog = "x = bytearray(4096 * 2**20); x[::4096] = b'1' * len(x[::4096]); print('held')"
+    for name, code, said in (
+        ("sniff", sniff, "Operation not permitted"),
+        ("hog", hog, "killed: the build's memory limit of 512 MiB"),
+    ):
+        pipeline = Pipeline.model_validate(
+            {
+                "setup": [{"name": name, "run": f'python3 -c "{code}"'}],
+                "steps": [_TEST],
+                "report": _REPORT,
+            }
+        )
+        spec = _spec(repo, commit, pipeline)
+        with pytest.raises(EnvironmentBuildError, match=f"setup step '{name}' failed") as failed:
+            builder.ensure(spec)
+        assert said in str(failed.value), str(failed.value)[-600:]
+        assert "sniffing" not in str(failed.value) and "held" not in str(failed.value)
+    remove_built_images(docker_client, small)
