@@ -302,16 +302,35 @@ _GIT_PASSTHROUGH = (
 )  # fmt: skip
 # a transfer slower than this many bytes a second for this long is a host that stopped answering
 _STALL = ("-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=120")
+# The services share mirror folders and the cache's mirrors across users (the API and LLM
+# workers run as uid 10001, the CI worker as root): git and libgit2 refuse a repository another
+# user owns, so one folder could not serve import, validation and play. The repos are the
+# operator's mirrors and Arena's own fetches, read with no user or system git config.
+# (git reads `safe.directory` only from protected config: git runs with a global config of
+# that one line, never the user's)
+_GLOBAL_CONFIG = "[safe]\n\tdirectory = *\n"
+pygit2.option(pygit2.enums.Option.SET_OWNER_VALIDATION, False)
+
+
+def _global_config() -> str:
+    """The path of git's global config for Arena's git runs, written once per machine."""
+    path = Path(tempfile.gettempdir()) / f"arena-gitconfig-{os.geteuid()}"
+    if not path.is_file() or path.read_text() != _GLOBAL_CONFIG:
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as out:
+            out.write(_GLOBAL_CONFIG)
+        os.replace(out.name, path)
+    return str(path)
 
 
 def _git(cwd: Path, *args: str, timeout: float | None = None) -> None:
-    """Run git with no user or system config, so nothing on the host changes its behaviour;
+    """Run git with no user or system config (its global config is Arena's `safe.directory`
+    line), so nothing on the host changes its behaviour;
     past `timeout` seconds its whole process group is stopped and the host called
     unreachable."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_GLOBAL": _global_config(),
         "GIT_TERMINAL_PROMPT": "0",
         "LC_ALL": "C",
         **{name: os.environ[name] for name in _GIT_PASSTHROUGH if os.environ.get(name)},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -92,3 +93,23 @@ def test_a_bundle_makes_a_mirror(tmp_path: Path, make_repo: MakeRepo) -> None:
     rules = GitMirrors.of({"https://github.com/": str(tmp_path / "{owner}+{name}.git")})
     workspaces = Workspaces(tmp_path / "mirrors", tmp_path / "runs", rules)
     assert workspaces.read_text("https://github.com/acme/widget.git", commit, "a.txt") == "a\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="handing files to another user needs root")
+def test_mirrors_another_service_user_owns_serve_this_one(
+    tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    """The API and LLM workers run as uid 10001 and the CI worker as root, sharing the
+    operator's mirror folder and the cache's mirrors: a repo another user owns is read."""
+    local, commit = make_repo({"README": "hello\n"})
+    rules = GitMirrors.of({"acme/widget": local})
+    source = "https://github.com/acme/widget.git"
+    first = Workspaces(tmp_path / "mirrors", tmp_path / "runs", rules)
+    assert first.read_text(source, commit, "README") == "hello\n"  # fetched into the cache
+    for owned in (Path(local), tmp_path / "mirrors"):
+        subprocess.run(["chown", "-R", "10001:10001", str(owned)], check=True)
+    other = Workspaces(tmp_path / "mirrors", tmp_path / "runs", rules)
+    run_dir, _ = other.checkout(source, commit)
+    assert (run_dir / "README").read_text() == "hello\n"
+    fresh = Workspaces(tmp_path / "fresh-mirrors", tmp_path / "runs", rules)
+    assert fresh.read_text(source, commit, "README") == "hello\n"  # fetched from 10001's repo
