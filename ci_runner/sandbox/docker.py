@@ -68,37 +68,80 @@ def sandbox_uid() -> int:
     return SANDBOX_UID if uid == 0 else uid
 
 
-def _labels() -> dict[str, str]:
-    return {
+_OWNER_CONTAINER: dict[str, str | None] = {}  # engine -> the container this process runs in
+
+
+def owner_container(client: docker.DockerClient) -> str | None:
+    """The id of the container on `client`'s engine this process runs in (a compose worker),
+    or None: a sandbox it starts names it, so a sweep from any other process knows the owner
+    gone once that container is (its pid means nothing outside it)."""
+    engine = str(client.api.base_url)
+    if engine not in _OWNER_CONTAINER:
+        found = None
+        if os.path.exists("/.dockerenv"):
+            with contextlib.suppress(*ENGINE_ERRORS):
+                own = client.containers.get(socket.gethostname())
+                if (own.attrs.get("Config") or {}).get("Hostname") == socket.gethostname():
+                    found = str(own.id)
+        _OWNER_CONTAINER[engine] = found
+    return _OWNER_CONTAINER[engine]
+
+
+def sandbox_labels(client: docker.DockerClient, lifetime_s: float | None = None) -> dict[str, str]:
+    """Who owns a sandbox (host, process, its container) and, given its `lifetime_s`, the
+    deadline after which any sweep removes it, whatever became of its owner."""
+    now = time.time()
+    labels = {
         LABEL: "1",
         f"{LABEL}.host": socket.gethostname(),
         f"{LABEL}.pid": str(os.getpid()),
-        f"{LABEL}.started": str(int(time.time())),
+        f"{LABEL}.started": str(int(now)),
     }
+    if (container := owner_container(client)) is not None:
+        labels[f"{LABEL}.container"] = container
+    if lifetime_s is not None:
+        labels[f"{LABEL}.deadline"] = str(int(now + lifetime_s + _DEADLINE_GRACE_S))
+    return labels
 
 
-def _abandoned(labels: dict[str, str], host: str, max_age_s: float | None) -> bool:
-    """Whether what carries these labels lost its owning process on this host (or is too old)."""
+_DEADLINE_GRACE_S = 120  # past its own lifetime (its cache layer's keeper lives 60 s more)
+_KEEP_ALIVE_EXTRA_S = 120  # a sandbox's keep-alive outlives its run's time by this much
+
+
+def _abandoned(
+    labels: dict[str, str], host: str, max_age_s: float | None, running: set[str]
+) -> bool:
+    """Whether what carries these labels lost its owner (its container on the engine stopped,
+    or its process on this host died), is past its deadline, or is too old. `running` holds
+    the ids of the engine's running containers."""
+    now = time.time()
     started = float(labels.get(f"{LABEL}.started", "0") or 0)
+    deadline = float(labels.get(f"{LABEL}.deadline", "0") or 0)
+    if (deadline and now > deadline) or (max_age_s is not None and now - started > max_age_s):
+        return True
+    container = labels.get(f"{LABEL}.container")
+    if container:
+        return container not in running
     mine = labels.get(f"{LABEL}.host") == host
-    orphan = mine and not pid_alive(int(labels.get(f"{LABEL}.pid", "0") or 0))
-    return orphan or (max_age_s is not None and time.time() - started > max_age_s)
+    return mine and not pid_alive(int(labels.get(f"{LABEL}.pid", "0") or 0))
 
 
 def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None) -> list[str]:
-    """Remove sandbox containers, then the volumes of their cache layers, whose owning process
-    on this host is gone (or too old); returns the names of what it removed."""
+    """Remove sandbox containers, then the volumes of their cache layers, whose owner is gone
+    (a process of this host, or a container of this engine: a worker that crashed) or whose
+    deadline has passed (or too old); returns the names of what it removed."""
     removed: list[str] = []
     host = socket.gethostname()
+    running = {str(c.id) for c in client.containers.list(sparse=True)}
     for container in client.containers.list(all=True, filters={"label": LABEL}):
-        if _abandoned(container.labels, host, max_age_s):
+        if _abandoned(container.labels, host, max_age_s, running):
             try:
                 container.remove(force=True, v=True)
                 removed.append(str(container.name))
             except docker.errors.NotFound:
                 pass
     for volume in client.api.volumes(filters={"label": LABEL}).get("Volumes") or []:
-        if _abandoned(dict(volume.get("Labels") or {}), host, max_age_s):
+        if _abandoned(dict(volume.get("Labels") or {}), host, max_age_s, running):
             try:
                 client.api.remove_volume(volume["Name"])
                 removed.append(str(volume["Name"]))
@@ -321,7 +364,7 @@ class DockerSandbox(Sandbox):
         `idle_s`: how long it may wait for its run (a spare) before the run's time begins."""
         uid = sandbox_uid()
         inspected = _inspect_image(client, image)
-        labels = _labels()
+        labels = sandbox_labels(client, limits.run_timeout_s + idle_s + _KEEP_ALIVE_EXTRA_S)
         security_opt = ["no-new-privileges", f"seccomp={seccomp_profile()}"]
         cpus = sandbox_cpus(limits, engine_cpus(client))
         owned = f"nosuid,nodev,uid={uid},gid={uid}"
@@ -335,7 +378,8 @@ class DockerSandbox(Sandbox):
                 own_layer_dir(inspected, ENV_CACHE_DIR),
                 size_mb=limits.disk_mb,
                 uid=uid,
-                lifetime_s=limits.run_timeout_s + idle_s + 180,  # outlives the sandbox's keep-alive
+                # outlives the sandbox's keep-alive
+                lifetime_s=limits.run_timeout_s + idle_s + _KEEP_ALIVE_EXTRA_S + 60,
                 labels=labels,
                 security_opt=security_opt,
             )
@@ -345,7 +389,7 @@ class DockerSandbox(Sandbox):
                 client,
                 image,
                 # the keep-alive runs as root: the sandbox user cannot signal it
-                command=["sleep", str(int(limits.run_timeout_s + idle_s) + 120)],
+                command=["sleep", str(int(limits.run_timeout_s + idle_s + _KEEP_ALIVE_EXTRA_S))],
                 detach=True,
                 init=True,
                 network_mode="none",
@@ -862,7 +906,7 @@ def start_beside(
             pids_limit=pids,
             log_config=LogConfig(type="json-file", config={"max-size": "1m"}),
             tmpfs={"/tmp": "rw,nosuid,nodev,size=64m,mode=1777"},
-            labels=_labels(),
+            labels=sandbox_labels(client),
         )
     except docker.errors.ImageNotFound as exc:
         raise SandboxError(f"service image {image} is missing") from exc

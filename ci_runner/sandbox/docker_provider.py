@@ -19,6 +19,7 @@ from ci_runner.sandbox.docker import (
     DockerSandbox,
     engine_cpus,
     sandbox_cpus,
+    sandbox_labels,
     sandbox_uid,
     sweep_orphans,
 )
@@ -110,7 +111,8 @@ class DockerProvider(SandboxProvider):
                 cap_drop=["ALL"],
                 cap_add=list(BUILD_CAPABILITIES),
                 security_opt=["no-new-privileges"],
-                labels=dict(labels),
+                # owned like a sandbox: swept once its owner is gone or its time is up
+                labels={**labels, **sandbox_labels(client, lifetime_s)},
             )
         except docker.errors.ImageNotFound as exc:
             raise ImageError(f"toolchain image {image} is missing") from exc

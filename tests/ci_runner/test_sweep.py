@@ -6,15 +6,16 @@ import contextlib
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import docker
 import pytest
 
-from ci_runner import CISettings
+from ci_runner import CISettings, Limits
 from ci_runner.errors import CIError
 from ci_runner.providers import provider_for
-from ci_runner.sandbox.docker import LABEL, sweep_orphans
+from ci_runner.sandbox.docker import LABEL, DockerSandbox, sweep_orphans
 from ci_runner.workspace import sweep_run_dirs
 
 
@@ -96,3 +97,48 @@ def test_an_unknown_sandbox_provider_is_named_with_the_known_ones(tmp_path: Path
     settings = CISettings(cache_dir=tmp_path, sandbox_provider="kubernetes")
     with pytest.raises(CIError, match=r"unknown sandbox provider 'kubernetes' .*known: docker"):
         provider_for(settings)
+
+
+def test_sweep_removes_sandboxes_of_a_crashed_worker_container_and_past_their_deadline(
+    docker_client: docker.DockerClient, images: dict[str, str]
+) -> None:
+    """A CI worker container that died mid-run left its sandboxes up (its pid means nothing
+    to a sweep outside it): they name the container, and go once it is not running; and any
+    sandbox past its deadline goes, whoever owns it."""
+    alive = {LABEL: "1", f"{LABEL}.host": socket.gethostname(), f"{LABEL}.pid": "1"}
+    worker = docker_client.containers.run(
+        images["python"], ["sleep", "60"], detach=True, network_mode="none"
+    )
+    crashed = docker_client.containers.create(images["python"], ["true"], network_mode="none")
+    made = {
+        "of the crashed worker": {**alive, f"{LABEL}.container": str(crashed.id)},
+        "past its deadline": {**alive, f"{LABEL}.deadline": "1000"},
+        "of a running worker": {**alive, f"{LABEL}.container": str(worker.id)},
+        "within its deadline": {**alive, f"{LABEL}.deadline": "99999999999"},
+    }
+    sandboxes = {
+        what: docker_client.containers.create(
+            images["python"], ["sleep", "60"], labels=labels, network_mode="none"
+        )
+        for what, labels in made.items()
+    }
+    try:
+        removed = set(sweep_orphans(docker_client))
+        gone = {what for what, box in sandboxes.items() if box.name in removed}
+        assert gone == {"of the crashed worker", "past its deadline"}
+    finally:
+        for container in (worker, crashed, *sandboxes.values()):
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)
+
+
+def test_every_sandbox_carries_its_deadline(
+    docker_client: docker.DockerClient, images: dict[str, str]
+) -> None:
+    box = DockerSandbox.start(docker_client, images["python"], Limits(run_timeout_s=30))
+    try:
+        labels = docker_client.containers.get(box.container_id).labels
+        deadline = float(labels[f"{LABEL}.deadline"]) - time.time()
+        assert 30 + 120 < deadline <= 30 + 120 + 120 + 5  # its keep-alive's time, and a grace
+    finally:
+        box.close()
