@@ -17,6 +17,7 @@ from arena.patch_scope import neutral_change, scope_patch
 from arena.players.base import Answer, EndpointFault, Player, Role, TaskContext
 from arena.protocol import (
     PATCH_REPLICAS,
+    RULES_VERSION,
     CatchRun,
     Judgement,
     RoundFacts,
@@ -55,6 +56,7 @@ class RoundRecord(BaseModel):
     tests_catch: bool
     reasons: dict[str, str]
     winner: Winner
+    rules_version: str | None = None  # None: judged before verdicts carried one
 
     @property
     def winner_model(self) -> str | None:
@@ -72,6 +74,7 @@ class RoundRecord(BaseModel):
             "winner": self.winner.value,
             "winner_model": self.winner_model,
             "reasons": self.reasons,
+            "rules_version": self.rules_version,
         }
 
 
@@ -102,6 +105,7 @@ class MatchRecord(BaseModel):
             "score": self.score,
             "duration_s": round(self.duration_s, 3),
             "ci_seconds": round(sum(c.duration_s for r in self.rounds for c in r.runs.values()), 3),
+            "rules_version": max((r.rules_version or "" for r in self.rounds), default="") or None,
             "rounds": [r.summary() for r in self.rounds],
         }
 
@@ -395,6 +399,7 @@ class Arena:
                 "tests_catch": catch.reason,
             },
             winner=round_winner(facts),
+            rules_version=RULES_VERSION,
         )
 
     def _round_with_retries(

@@ -23,6 +23,13 @@ from ci_runner.tripwires import missing
 
 NO_TRIPWIRES: Mapping[str, str] = {}
 
+# The version of these rules a verdict is judged under, stored with every round: a change to
+# any rule that can turn a verdict (what P' keeps, what a catch needs, how many runs make P
+# correct) gets a new one, so a board can say when it mixes verdicts of different rules.
+# 2026-12-06: P correct on two independent runs; tests reading the program never catch; N(P')
+# keeps P' whole; P' keeps a library's testing package and drops CMake test registration.
+RULES_VERSION = "2026-12-06"
+
 
 class Winner(StrEnum):
     SUBMITTER = "submitter"

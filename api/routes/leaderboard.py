@@ -302,6 +302,8 @@ def _result_line(row: dict[str, Any]) -> str:
     finished = row["finished_at"]
     if row["ci_seconds"] is not None:
         line.update(ci_seconds=round(float(row["ci_seconds"]), 3))
+    if row["rules_version"] is not None:  # the rules its rounds were judged under
+        line.update(rules_version=row["rules_version"])
     line.update(
         match=row["id"],
         tournament=row["tournament_id"],

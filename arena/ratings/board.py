@@ -9,6 +9,7 @@ place that displays it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -145,7 +146,20 @@ def build_board(
                 else max(prior[s.model] - (s.ci_high - s.ci_low), 0.0),
             )
         )
-    return Board(tuple(rows), fit.warnings, len(matches))
+    return Board(tuple(rows), (*fit.warnings, *mixed_rules(ordered)), len(matches))
+
+
+UNVERSIONED = "none (judged before verdicts carried a rules version)"
+
+
+def mixed_rules(matches: Sequence[MatchResult]) -> tuple[str, ...]:
+    """A warning when the board's matches were judged under more than one version of the
+    protocol's rules (`arena.protocol.RULES_VERSION`): their verdicts are not alike."""
+    versions = Counter(m.rules_version or UNVERSIONED for m in matches)
+    if len(versions) < 2:
+        return ()
+    shown = ", ".join(f"{v} ({n} matches)" for v, n in sorted(versions.items()))
+    return (f"this board mixes matches judged under different rules versions: {shown}",)
 
 
 def is_provisional(matches: int) -> bool:

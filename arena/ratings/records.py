@@ -63,6 +63,7 @@ class MatchResult:
     opened: str | None = None
     answers: tuple[AnswerUsage, ...] = ()
     ci_seconds: float | None = None  # its CI runs' time; None where not recorded
+    rules_version: str | None = None  # the protocol's rules it was judged under; None: unknown
 
     def __post_init__(self) -> None:
         if self.a == self.b:

@@ -123,6 +123,7 @@ def _match(record: dict[str, Any]) -> tuple[MatchResult, list[str]]:
             finished_at=_finished_at(record.get("finished_at")),
             match_id=match_id,
             ci_seconds=None if ci_seconds is None else float(ci_seconds),
+            rules_version=_optional_text(record, "rules_version"),
         ),
         errors,
     )

@@ -56,6 +56,7 @@ def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> It
             "  (SELECT sum((run.value->>'duration_s')::double precision)"
             "   FROM rounds rc, jsonb_each(rc.record->'runs') AS run"
             "   WHERE rc.match_id = m.id AND rc.record IS NOT NULL) AS ci_seconds,"
+            "  max(r.record->>'rules_version') AS rules_version,"
             "  array_agg(json_build_object('submitter', r.submitter,"
             "    'reviewer', r.reviewer, 'winner', r.winner,"
             "    'patch_applies', r.record->'patch_applies',"
@@ -86,6 +87,7 @@ def rated_matches(
             "  (SELECT sum((run.value->>'duration_s')::double precision)"
             "   FROM rounds rc, jsonb_each(rc.record->'runs') AS run"
             "   WHERE rc.match_id = m.id AND rc.record IS NOT NULL) AS ci_seconds,"
+            "  max(r.record->>'rules_version') AS rules_version,"
             "  array_agg(json_build_object('submitter', r.submitter, 'reviewer', r.reviewer,"
             "    'winner', r.winner,"
             "    'patch_applies', (r.record->>'patch_applies')::boolean,"
@@ -139,6 +141,7 @@ def _match_result(row: Mapping[str, Any]) -> MatchResult:
         opened=row["created"],
         answers=answers,
         ci_seconds=None if row["ci_seconds"] is None else float(row["ci_seconds"]),
+        rules_version=row["rules_version"],
     )
 
 

@@ -16,7 +16,7 @@ from arena.players.base import Player, Role
 from arena.players.baselines import NullPlayer, OraclePlayer, PartialPlayer
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import stored_spec
-from arena.protocol import Winner
+from arena.protocol import RULES_VERSION, Winner
 from arena.store.matches import load_match, store_answer, store_round
 from arena.store.pool import open_pool
 from arena.store.tournaments import create_tournament, unfinished_matches
@@ -237,6 +237,9 @@ def test_play_prints_the_documented_json(ci_settings: CISettings, images: dict[s
     assert [r["winner"] for r in result["rounds"]] == ["reviewer", "submitter"]
     assert [r["winner_model"] for r in result["rounds"]] == ["oracle", "oracle"]
     assert result["language"] == "go" and result["kind"] == "gold-judged"
+    # the rules it was judged under, with the match and each round
+    assert result["rules_version"] == RULES_VERSION
+    assert {r["rules_version"] for r in result["rounds"]} == {RULES_VERSION}
 
 
 @pytest.mark.docker  # its CLI run asks the engine

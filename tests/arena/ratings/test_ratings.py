@@ -4,6 +4,7 @@ the edge cases that break naive fits, and the board every driver shows."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 
 import numpy as np
@@ -26,6 +27,7 @@ from arena.ratings import (
 )
 from arena.ratings.leaderboard import leaderboard
 from arena.ratings.pairs import match_counts, pair_scores
+from arena.ratings.results_file import parse_results_lines
 
 TRUE = {
     "alpha": 1250.0,
@@ -387,3 +389,25 @@ def test_the_board_carries_role_ratings_and_rates_with_their_denominators() -> N
     assert (s.rounds, s.draw) == (5, 0.2)
     assert s.submitter is not None and r.submitter is not None and s.submitter > r.submitter
     assert s.usage is None  # results files record no answers
+
+
+def test_a_board_says_when_it_mixes_verdicts_of_different_rules_versions() -> None:
+    judged = [
+        MatchResult("t1", "a", "b", "a", rules_version="2026-12-06"),
+        MatchResult("t2", "b", "a", "a", rules_version="2026-12-06"),
+    ]
+    assert not [w for w in build_board(judged, bootstrap=50).warnings if "rules" in w]
+    older = MatchResult("t3", "a", "b", "tie")  # judged before verdicts carried a version
+    (warning,) = [w for w in build_board([*judged, older], bootstrap=50).warnings if "rules" in w]
+    assert "2026-12-06 (2 matches)" in warning
+    assert "none (judged before verdicts carried a rules version) (1 matches)" in warning
+
+
+def test_the_rules_version_travels_through_a_results_file() -> None:
+    line = json.dumps(
+        {"task": "t", "a": "a", "b": "b", "winner": "a", "rules_version": "2026-12-06"}
+    )
+    parsed = parse_results_lines([line])
+    assert not parsed.errors and parsed.matches[0].rules_version == "2026-12-06"
+    bad = parse_results_lines([json.dumps({**json.loads(line), "rules_version": 7})])
+    assert bad.errors and "rules_version" in bad.errors[0]
