@@ -478,6 +478,11 @@ class DockerSandbox(Sandbox):
         while True:
             try:
                 state = self._client.api.exec_inspect(exec_id)
+            except docker.errors.NotFound as exc:
+                # the exec went with its container (removed while the step ran): who did it?
+                if not self._running():
+                    self._went_down(self._who_stopped())
+                raise SandboxError(f"cannot read the exit code of a step: {exc}") from exc
             except ENGINE_ERRORS as exc:
                 raise SandboxError(f"cannot read the exit code of a step: {exc}") from exc
             code = state.get("ExitCode")
