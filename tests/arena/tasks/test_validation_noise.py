@@ -51,6 +51,7 @@ BROKEN = {"t_new": F, "t_old": P}
         ([_empty("build", 2), _empty("build", 2)], None),
         ([_ran(FIXED), _ran({"t_new": F, "t_old": F})], "disagree on every one of the 2 tests"),
         ([_ran(FIXED), _ran(BROKEN)], None),  # one flaky test: recorded as flaky
+        ([_ran({"t": P}), _ran({"t": F})], None),  # a suite of one that flips: flaky too
     ],
 )
 def test_what_looks_like_load_and_what_is_the_codes(
