@@ -36,7 +36,7 @@ _INTROSPECTION = re.compile(
     r"|\bast\.parse\s*\(\s*(?:inspect|open|pathlib|Path)"
     r"|\blinecache\.|\btokenize\.open\s*\("
     r"|\binclude_(?:str|bytes)!\s*\(|//\s*go:embed\b|\bgo/(?:parser|ast)\b"
-    r"|\bhashlib\.\w+\s*\(\s*(?:open|Path|pathlib)|\b__file__\b.*\.read|runtime\.Caller\s*\("
+    r"|\bhashlib\.\w+\s*\(\s*(?:open|Path|pathlib)|runtime\.Caller\s*\("
 )
 # a file's metadata: about the program when the file is a source (or the module's own)
 _METADATA = re.compile(
@@ -45,7 +45,8 @@ _METADATA = re.compile(
     r"|\.stat\(\s*\)"
 )
 _PATHLIKE = re.compile(r"[\"'`][^\"'`\n]*" + _SOURCE_EXT + r"[\"'`]")
-_OWN_FILE = re.compile(r"\b__file__\b|\binspect\.getfile\s*\(")
+# a module's own file (`slug.__file__`), not the test's (`__file__`: fixtures beside it)
+_OWN_FILE = re.compile(r"\w\.__file__\b|\binspect\.getfile\s*\(")
 
 
 def reads_program(code: str) -> bool:

@@ -194,6 +194,10 @@ def test_the_neutral_change_of_an_empty_patch_is_empty() -> None:
         ("    tree = ast.parse('x = 1')", False),  # an AST project's own behaviour
         ("    assert os.stat('textkit/slug.py').st_size < 900", True),
         ("    assert os.path.getmtime(slug_module.__file__) > 0", True),
+        ("    assert 'rstrip' not in open(slug_module.__file__).read()", True),
+        # a fixture beside the test file is data, not the program
+        ("    data = open(os.path.join(os.path.dirname(__file__), 'cases.json')).read()", False),
+        ("    text = Path(__file__).with_name('expected.txt').read_text()", False),
         ("    assert Path(out).stat().st_size > 0", False),  # the program's output
         ("//go:embed lru.go", True),
         ('    let meta = fs::metadata("src/lib.rs").unwrap();', True),
