@@ -13,7 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arena.tasks.consistency import line_problem, no_code_problem, with_language
+from arena.tasks.consistency import (
+    line_problem,
+    no_code_problem,
+    touches_no_source,
+    with_language,
+)
 from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, load_json
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
@@ -172,10 +177,11 @@ def _read_line(
     try:
         if workspaces is not None:
             workspaces.mirror(task.repo, task.base_commit)
-        repo_files = workspaces.list_files(task.repo, task.base_commit) if workspaces else None
-        if (problem := no_code_problem(task, repo_files)) is not None:
-            where, _, message = str(problem).partition(": ")
-            return [LineError(number, where, message, problem.reason)]
+        if touches_no_source(task):  # only then do the repo's own files matter: list them
+            files = workspaces.list_files(task.repo, task.base_commit) if workspaces else None
+            if (problem := no_code_problem(task, files)) is not None:
+                where, _, message = str(problem).partition(": ")
+                return [LineError(number, where, message, problem.reason)]
         return with_pipeline(task, workspaces) if workspaces else task
     except WorkspaceError as exc:
         where = "base_commit" if isinstance(exc, CommitMissing) else "repo"
