@@ -137,6 +137,22 @@ def test_a_report_forged_by_the_code_under_test_makes_the_patch_not_correct(
     assert record.winner is Winner.REVIEWER, record.reasons
 
 
+# a correct fix not shaped like gold: it strips the separator in `slugify`, gold in `_truncate`
+NOT_SHAPED_LIKE_GOLD = (
+    ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
+    (
+        "return _truncate(slug, max_length)\n",
+        "return _truncate(slug, max_length).rstrip(separator)\n",
+    ),
+)
+
+
+def slug_tests_with(added: str) -> str:
+    """A reviewer's diff: the demo's slug tests with `added` at their end."""
+    tests_text = (DEMO / SLUG / "repo" / "tests" / "test_slug.py").read_text()
+    return demo_edit(SLUG, "tests/test_slug.py", (tests_text, tests_text + added))
+
+
 def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
     arena: Arena, demo: dict[str, Task]
 ) -> None:
@@ -145,19 +161,11 @@ def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
     pattern names. The pinning test fails on P, but not after a neutral change of P's files:
     no catch."""
     task = demo[f"demo__{SLUG}"]
-    replacements = (
-        ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
-        (
-            "return _truncate(slug, max_length)\n",
-            "return _truncate(slug, max_length).rstrip(separator)\n",
-        ),
-    )
-    correct = demo_edit(SLUG, "textkit/slug.py", *replacements)
+    correct = demo_edit(SLUG, "textkit/slug.py", *NOT_SHAPED_LIKE_GOLD)
     patched = (DEMO / SLUG / "repo" / "textkit" / "slug.py").read_text()
-    for old, new in replacements:
+    for old, new in NOT_SHAPED_LIKE_GOLD:
         patched = patched.replace(old, new, 1)
     digest = hashlib.sha256(patched.encode()).hexdigest()
-    tests_text = (DEMO / SLUG / "repo" / "tests" / "test_slug.py").read_text()
     added = (
         "\n\ndef test_runs_collapse():\n    assert slugify('a,  b') == 'a-b'\n"
         "\n\ndef test_slug_module_is_not_the_submitted_one():\n"
@@ -165,7 +173,7 @@ def test_a_reviewer_test_that_recognises_the_patchs_bytes_catches_nothing(
         "    text = pkgutil.get_data('textkit', 'slug' + '.py')\n"
         f"    assert hashlib.sha256(text).hexdigest() != {digest!r}\n"
     )
-    reviewer = demo_edit(SLUG, "tests/test_slug.py", (tests_text, tests_text + added))
+    reviewer = slug_tests_with(added)
     record = arena.play_round(
         arena.prepare(task), RawText(patch=fenced(correct)), RawText(tests=fenced(reviewer))
     )
@@ -192,22 +200,14 @@ def test_a_reviewer_test_that_reads_the_program_never_catches(
     code: it passes on gold and fails on P whatever N(P') appends. It is excluded from
     catching and named in the evidence: the correct patch wins."""
     task = demo[f"demo__{SLUG}"]
-    replacements = (
-        ('r"[^a-z0-9]")', 'r"[^a-z0-9]+")'),
-        (
-            "return _truncate(slug, max_length)\n",
-            "return _truncate(slug, max_length).rstrip(separator)\n",
-        ),
-    )
-    correct = demo_edit(SLUG, "textkit/slug.py", *replacements)
-    tests_text = (DEMO / SLUG / "repo" / "tests" / "test_slug.py").read_text()
+    correct = demo_edit(SLUG, "textkit/slug.py", *NOT_SHAPED_LIKE_GOLD)
     added = (
         "\n\ndef test_slug_is_built_without_rstrip():\n"
         "    import inspect\n"
         "    assert slugify('a,  b') == 'a-b'\n"
         f"{reading}"
     )
-    reviewer = demo_edit(SLUG, "tests/test_slug.py", (tests_text, tests_text + added))
+    reviewer = slug_tests_with(added)
     record = arena.play_round(
         arena.prepare(task), RawText(patch=fenced(correct)), RawText(tests=fenced(reviewer))
     )

@@ -92,6 +92,13 @@ def test_the_summary_counts_lines_that_reached_each_stage_and_why_the_rest_stopp
     assert summary.median_seconds == {"import": 3.0}
 
 
+def _dataset(folder: Path, lines: list[str]) -> Path:
+    """The lines as a published Python file (its name gives them their language)."""
+    dataset = folder / "python_filtered_instance_list.jsonl"
+    dataset.write_text("\n".join(lines) + "\n")
+    return dataset
+
+
 @pytest.fixture
 def silent_server() -> Iterator[str]:
     """An HTTP address that accepts connections and never answers (a git host that hangs)."""
@@ -128,8 +135,7 @@ def test_a_trial_takes_each_sampled_line_as_far_as_it_goes_and_keeps_it(
         _line("octo__calc-4", "octo/calc", patch="x", test_patch="x"),  # the same patches
         _line("other__calc-5", "octo/calc"),  # the instance names another repo
     ]
-    dataset = tmp_path / "python_filtered_instance_list.jsonl"
-    dataset.write_text("\n".join(lines) + "\n")
+    dataset = _dataset(tmp_path, lines)
     cache = tmp_path / "cache"
     done = run_arena(
         ["tasks", "trial", str(dataset), "--count", "9", "--seed", "7", "--cap", "6"],
@@ -171,8 +177,7 @@ def test_a_line_whose_repo_cannot_be_fetched_is_replaced_by_the_next(
         _line("octo__calc-4", repo, base_commit=commit, patch="x", test_patch="x"),
         _line("other__calc-5", repo, base_commit=commit),
     ]
-    dataset = tmp_path / "python_filtered_instance_list.jsonl"
-    dataset.write_text("\n".join(lines) + "\n")
+    dataset = _dataset(tmp_path, lines)
     cache = tmp_path / "cache"
     done = run_arena(
         ["tasks", "trial", str(dataset), "--count", "2", "--seed", "7", "--skip-unreachable"],
@@ -187,8 +192,7 @@ def test_a_line_whose_repo_cannot_be_fetched_is_replaced_by_the_next(
 
 def test_a_resumed_trial_counts_the_lines_it_tried_and_runs_only_the_rest(tmp_path: Path) -> None:
     lines = [_line(f"octo__calc-{n}", "octo/calc", patch="x", test_patch="x") for n in range(4)]
-    dataset = tmp_path / "python_filtered_instance_list.jsonl"
-    dataset.write_text("\n".join(lines) + "\n")
+    dataset = _dataset(tmp_path, lines)
     cache = tmp_path / "cache"
     first = run_arena(
         ["tasks", "trial", str(dataset), "--count", "2", "--seed", "7"],
@@ -231,8 +235,7 @@ def test_without_a_docker_engine_the_trial_stops_at_the_first_line_that_needs_on
         _line("octo__calc-1", repo, base_commit=commit, pipeline=pipeline),
         _line("octo__calc-2", repo, base_commit=commit, pipeline=pipeline),
     ]
-    dataset = tmp_path / "python_filtered_instance_list.jsonl"
-    dataset.write_text("\n".join(lines) + "\n")
+    dataset = _dataset(tmp_path, lines)
     cache = tmp_path / "cache"
     done = run_arena(
         ["tasks", "trial", str(dataset), "--count", "2", "--seed", "7"],
