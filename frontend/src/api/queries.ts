@@ -50,15 +50,8 @@ export const useMatch = (id: number) => {
     queryKey: ["match", id, token !== null],
     queryFn: async () => {
       const params = { path: { match_id: id } };
-      if (token) {
-        try {
-          const headers = { Authorization: `Bearer ${token}` };
-          return await unwrap(api.GET("/api/matches/{match_id}", { params, headers }));
-        } catch (e) {
-          if (!(e instanceof ApiError && e.status === 401)) throw e;
-        }
-      }
-      return unwrap(api.GET("/api/matches/{match_id}", { params }));
+      const read = (headers?: Record<string, string>) => api.GET("/api/matches/{match_id}", { params, headers });
+      return (await asAdminIfAllowed(token, read)).data;
     },
   });
 };
@@ -98,19 +91,29 @@ export const useTask = (id: string, enabled: boolean) => {
     queryKey: ["task", id, token !== null],
     queryFn: async () => {
       const params = { path: { instance_id: id } };
-      if (token) {
-        try {
-          const headers = { Authorization: `Bearer ${token}` };
-          return { task: await unwrap(api.GET("/api/tasks/{instance_id}", { params, headers })), tokenRefused: false };
-        } catch (e) {
-          if (!(e instanceof ApiError && e.status === 401)) throw e;
-        }
-      }
-      return { task: await unwrap(api.GET("/api/tasks/{instance_id}", { params })), tokenRefused: token !== null };
+      const read = (headers?: Record<string, string>) => api.GET("/api/tasks/{instance_id}", { params, headers });
+      const { data, tokenRefused } = await asAdminIfAllowed(token, read);
+      return { task: data, tokenRefused };
     },
     enabled,
   });
 };
+
+/** A public read made with this tab's admin `token` when there is one (it shows the admin
+ * more); a token the server refuses (401) is reported and the read made as anyone's. */
+async function asAdminIfAllowed<T>(
+  token: string | null,
+  read: (headers?: Record<string, string>) => Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<{ data: T; tokenRefused: boolean }> {
+  if (token) {
+    try {
+      return { data: await unwrap(read({ Authorization: `Bearer ${token}` })), tokenRefused: false };
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 401)) throw e;
+    }
+  }
+  return { data: await unwrap(read()), tokenRefused: token !== null };
+}
 
 export const useHealth = () =>
   useQuery({
