@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
 from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
+from ci_runner.github_files import keep_for_runs, with_earlier_steps
 from ci_runner.image_layout import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
 from ci_runner.image_names import env_image_name
 from ci_runner.images import ImageBuilder
@@ -558,7 +559,7 @@ class EnvironmentBuilder:
                 return self._exec(
                     box,
                     f"setup step {step.name!r}",
-                    step.run,
+                    with_earlier_steps(step.run, step.env),
                     {**base, **pipeline.env, **step.env},
                     step.workdir,
                     step.timeout_s,
@@ -580,6 +581,17 @@ class EnvironmentBuilder:
                 )
             if not ok:  # tried only (continue-on-error, an install from elsewhere): said
                 progress(f"setup step {step.name!r} failed, which it may:\n{_tail(log, 8)}")
+        if pipeline.setup:
+            ok, log = self._exec(
+                box,
+                "keeping the setup's environment files",
+                keep_for_runs(),
+                {**env, **pipeline.env},
+            )
+            if not ok:
+                raise EnvironmentBuildError(
+                    f"{tag}: keeping the setup steps' environment files failed:\n{_tail(log)}"
+                )
         for step in pipeline.steps:  # CI runs are offline: what their steps call is kept
             self._tools_for(box, step, env, progress)
         if profile.warm_online:
@@ -646,7 +658,7 @@ class EnvironmentBuilder:
             ok, log, code = self._exec_code(
                 box,
                 f"warm-up step {step.name!r}",
-                step.run,
+                with_earlier_steps(step.run, step.env),
                 {**env, **step.env},
                 step.workdir,
                 step.timeout_s,

@@ -21,6 +21,7 @@ from ci_runner.errors import (
     ServiceError,
     WorkspaceError,
 )
+from ci_runner.github_files import with_earlier_steps
 from ci_runner.image_layout import WORKSPACE
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
@@ -262,7 +263,7 @@ class CIRunner:
     ) -> StepResult:
         try:
             done = sandbox.exec(
-                step.run,
+                with_earlier_steps(step.run, step.env),
                 env={**pipeline.env, **step.env},
                 workdir=posixpath.normpath(f"{WORKSPACE}/{step.workdir}"),
                 timeout_s=min(step.timeout_s, remaining),
@@ -336,11 +337,12 @@ class CIRunner:
         ran = {test for test, outcome in tests.items() if outcome in RAN}
         if not ran or any(s.timed_out or s.sandbox_died for s in steps):
             return tests
-        env = {**pipeline.env, **ctest_step(pipeline).env}
+        tests_step = ctest_step(pipeline)
+        env = {**pipeline.env, **tests_step.env}
 
         def run(script: str, timeout_s: float) -> ExecResult:
             return sandbox.exec(
-                script,
+                with_earlier_steps(script, tests_step.env),
                 env=env,
                 workdir=WORKSPACE,
                 timeout_s=timeout_s,

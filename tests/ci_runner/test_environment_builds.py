@@ -50,6 +50,13 @@ RUNNER_LIKE = Pipeline.model_validate(
             {"name": "deps", "run": "pip install six"},
             # a side effect that fails when repeated: setup runs once, in the build only
             {"name": "link", "run": "ln -s /workspace/pyproject.toml /opt/arena/linked-once"},
+            # what setup writes for the steps after it reaches every CI run's steps
+            {
+                "name": "choose a tool",
+                "run": "mkdir -p /opt/tools && printf '#!/bin/sh\\necho picked\\n' > "
+                "/opt/tools/picked && chmod +x /opt/tools/picked && "
+                'echo /opt/tools >> "$GITHUB_PATH" && echo "PICKED_BY=setup" >> "$GITHUB_ENV"',
+            },
         ],
         "steps": [
             {"name": "offline", "run": 'test "$(ls /sys/class/net)" = lo'},
@@ -59,6 +66,12 @@ RUNNER_LIKE = Pipeline.model_validate(
             {"name": "machine info", "run": '. /etc/lsb-release && test "$DISTRIB_ID" = Debian'},
             {"name": "six as of the task", "run": _six_is("1.16.0")},
             {
+                "name": "setup's environment files",
+                "run": 'test "$(picked)" = picked && test "$PICKED_BY" = setup && '
+                'echo "PICKED_BY=step" >> "$GITHUB_ENV" && test "$PICKED_BY" = setup',
+            },
+            {"name": "an earlier step's", "run": 'test "$PICKED_BY" = step'},
+            {
                 "name": "fresh venv",
                 "run": "python -m venv /tmp/v && /tmp/v/bin/pip install six && "
                 + _six_is("1.16.0", "/tmp/v/bin/python"),
@@ -66,6 +79,7 @@ RUNNER_LIKE = Pipeline.model_validate(
             _TEST,
         ],
         "report": _REPORT,
+        "env": {"GITHUB_ENV": "/tmp/github_env", "GITHUB_PATH": "/tmp/github_path"},
     }
 )
 
