@@ -21,6 +21,8 @@ from ci_runner.pipeline import Pipeline, Service, Step
 from ci_runner.workflows.commands import ReadFile, only_lints, runner_lines
 from ci_runner.workflows.expressions import (
     ExpressionError,
+    OpenContext,
+    PartialContext,
     Unsupported,
     condition,
     interpolate,
@@ -239,8 +241,31 @@ def _base_ref(document: dict[str, Any]) -> str:
     return plain[0] if plain else "main"
 
 
+def _needs_context(job: dict[str, Any], unknown: set[str] | None = None) -> PartialContext:
+    """The `needs` context of a job that runs: each job it needs succeeded (else it would not
+    run); their outputs are known only once they ran. Open (`unknown` given: outputs read as
+    null and noted) for the job's `if:`; else reading an output is Unsupported, so no step
+    runs a command with a value made up."""
+    needs = job.get("needs")
+    names = [needs] if isinstance(needs, str) else needs if isinstance(needs, list) else []
+    if unknown is not None:
+        jobs = {str(name): {"result": "success", "outputs": {}} for name in names}
+        return OpenContext("needs", jobs, unknown)
+    return PartialContext(
+        "needs",
+        {
+            str(name): {
+                "result": "success",
+                "outputs": PartialContext(f"needs.{name}.outputs", {}),
+            }
+            for name in names
+        },
+    )
+
+
 def _leg_contexts(document: dict[str, Any], leg: Leg, github: Mapping[str, Any]) -> dict[str, Any]:
     contexts = static_contexts(pull_request_github(github, _base_ref(document)))
+    contexts["needs"] = _needs_context(leg.job)
     with_matrix = {**contexts, "matrix": leg.matrix, "inputs": leg.inputs}
     with_matrix["github"]["job"] = leg.job_id
     return {**with_matrix, "env": job_env(document, leg, with_matrix)}
@@ -265,7 +290,8 @@ def _consider(
         item.contexts = _leg_contexts(document, leg, github)
         condition_text = leg.job.get("if")
         if condition_text is not None:
-            holds = condition(condition_text, item.contexts)
+            opened = _needs_context(leg.job, item.contexts["github"].unknown)
+            holds = condition(condition_text, {**item.contexts, "needs": opened})
             if item.listed:
                 verdict = "holds" if holds else "reads false here"
                 notes.append(
@@ -283,7 +309,7 @@ def _consider(
     steps = leg_steps(leg, item.contexts, read_file, step_timeout_s, document.get("defaults"))
     unknown = sorted(item.contexts["github"].unknown)
     if unknown:
-        steps.notes.append(f"{', '.join(unknown)} not known for a pull request here: read as null")
+        steps.notes.append(f"{', '.join(unknown)} not known before the run: read as null")
     container = leg.job.get("container")
     if isinstance(container, dict) and container.get("credentials"):
         steps.docker.append(f"the job's container ({container.get('image')}) is private")

@@ -165,7 +165,7 @@ def job_legs(
 ) -> list[Leg]:
     """Every leg of one job; raises Unsupported when its matrix cannot be expanded."""
     legs = []
-    for combination in expand_matrix(job.get("strategy")):
+    for combination in expand_matrix(job.get("strategy"), contexts):
         leg_contexts = {**contexts, "matrix": combination}
         name = job.get("name")
         if name is None:

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from typing import Any
 
-from ci_runner.workflows.expressions import Unsupported, to_text
+from ci_runner.workflows.expressions import (
+    ExpressionError,
+    Unsupported,
+    evaluate,
+    interpolate,
+    to_text,
+)
 
 Combination = dict[str, Any]
 MAX_LEGS = 256  # GitHub's limit on the jobs one matrix makes
@@ -16,20 +23,46 @@ def _matches(combination: Combination, partial: Combination) -> bool:
     return all(key in combination and combination[key] == value for key, value in partial.items())
 
 
-def expand_matrix(strategy: Any) -> list[Combination]:
+def _evaluated(value: Any, contexts: Mapping[str, Any]) -> Any:
+    """A matrix value as GitHub expands it: a string that is one whole `${{ }}` is that
+    expression's value (an array from `fromJSON`, an object); other strings holding one are
+    interpolated; lists and mappings are evaluated item by item. Reading a context the
+    derivation cannot know (another job's outputs through `needs`) raises Unsupported."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("${{") and text.endswith("}}") and text.count("${{") == 1:
+            return evaluate(text[3:-2], contexts)
+        return interpolate(value, contexts) if "${{" in value else value
+    if isinstance(value, list):
+        return [_evaluated(item, contexts) for item in value]
+    if isinstance(value, dict):
+        return {key: _evaluated(item, contexts) for key, item in value.items()}
+    return value
+
+
+def expand_matrix(strategy: Any, contexts: Mapping[str, Any] | None = None) -> list[Combination]:
     """The legs of a job's matrix in GitHub's order; `[{}]` for a job without one.
 
     Product of the axes (first axis outermost), minus every leg an `exclude` entry matches,
     then each `include` entry is added to every leg whose original values it does not
-    overwrite, or becomes a leg of its own when it fits none.
+    overwrite, or becomes a leg of its own when it fits none. Expressions (a whole matrix,
+    an axis or an entry computed with `fromJSON`, `inputs`, `github`) are evaluated in
+    `contexts` first; without contexts they are Unsupported.
     """
     matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
     if matrix is None:
         return [{}]
-    if isinstance(matrix, str):
-        raise Unsupported(f"a matrix computed by an expression ({matrix.strip()})")
+    shown = to_text(matrix).strip()
+    if contexts is None:
+        if "${{" in shown:
+            raise Unsupported(f"a matrix computed by an expression ({shown})")
+    else:
+        try:
+            matrix = _evaluated(matrix, contexts)
+        except (Unsupported, ExpressionError) as exc:  # the leg is noted, never the import
+            raise Unsupported(f"a matrix computed by an expression ({shown}): {exc}") from exc
     if not isinstance(matrix, dict):
-        raise Unsupported(f"a matrix that is not a mapping ({type(matrix).__name__})")
+        raise Unsupported(f"a matrix that is not a mapping ({to_text(matrix)})")
     axes = {k: v for k, v in matrix.items() if k not in ("include", "exclude")}
     for key, values in axes.items():
         if not isinstance(values, list):

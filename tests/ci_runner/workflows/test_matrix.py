@@ -55,6 +55,33 @@ def test_a_matrix_computed_by_an_expression_is_unsupported() -> None:
         expand_matrix({"matrix": "${{ fromJSON(needs.setup.outputs.matrix) }}"})
 
 
+def test_axes_entries_and_whole_matrices_computed_from_known_contexts_expand() -> None:
+    contexts = {"inputs": {"target-platform": "linux", "pythons": '["3.11", "3.12"]'}}
+    axis = load_yaml(
+        "matrix:\n  build-type: ${{ inputs.target-platform == 'macos' && "
+        'fromJSON(\'["darwin","mas"]\') || fromJSON(\'["linux"]\') }}\n'
+        "  shard: [1, 2]\n"
+    )
+    axis["matrix"]["include"] = '${{ fromJSON(\'[{"shard": 2, "slow": true}]\') }}'
+    assert expand_matrix(axis, contexts) == [
+        {"build-type": "linux", "shard": 1},
+        {"build-type": "linux", "shard": 2, "slow": True},
+    ]
+    whole = {"matrix": "${{ fromJSON(format('{{\"python\": {0}}}', inputs.pythons)) }}"}
+    assert expand_matrix(whole, contexts) == [{"python": "3.11"}, {"python": "3.12"}]
+    inline = {"matrix": {"python": ["${{ inputs.target-platform }}-3.12", 3.13]}}
+    assert expand_matrix(inline, contexts) == [{"python": "linux-3.12"}, {"python": 3.13}]
+
+
+def test_a_matrix_from_another_jobs_outputs_or_malformed_is_unsupported_not_an_error() -> None:
+    with pytest.raises(Unsupported, match="needs"):
+        expand_matrix({"matrix": "${{ fromJSON(needs.setup.outputs.matrix) }}"}, {})
+    with pytest.raises(Unsupported, match="expression"):
+        expand_matrix({"matrix": {"os": "${{ fromJSON('[1' }}"}}, {})
+    with pytest.raises(Unsupported, match="not a list"):
+        expand_matrix({"matrix": {"os": "${{ 'ubuntu' }}"}}, {})
+
+
 def test_workflow_values_are_read_as_yaml_1_2() -> None:
     document = load_yaml(
         "on: [push]\nenv: {INTEG_TESTS: yes, FLAGS: -DFOO=ON, OFF_SWITCH: off, N: 012,"

@@ -241,7 +241,7 @@ jobs:
     derived = derive_pipeline({"w.yml": workflow}, ["test"], "go")
     assert [s.run for s in derived.pipeline.steps] == ["go test -json ./... -run"]
     notes = "\n".join(derived.notes)
-    assert "dropped: the needs context is not known" in notes
+    assert "dropped: needs.setup is not known" in notes
     assert "dropped: the function hashfiles()" in notes
 
 
@@ -519,6 +519,79 @@ def test_a_workflow_only_called_has_no_legs_of_its_own() -> None:
     assert all('-m "not slow"' in c.pipeline.steps[0].run for c in jobs.candidates)
 
 
+PLATFORM_CALLER = """
+on: [pull_request]
+jobs:
+  linux-test:
+    uses: ./.github/workflows/segment-test.yml
+    with: {target-platform: linux}
+  mac-test:
+    uses: ./.github/workflows/segment-test.yml
+    with: {target-platform: macos}
+"""
+# the shape of a real segment workflow (electron's test segment): its matrix axis is an
+# expression over the caller's inputs, evaluating to an array with fromJSON
+PLATFORM_SEGMENT = """
+on:
+  workflow_call:
+    inputs:
+      target-platform: {type: string, required: true}
+jobs:
+  test:
+    runs-on: ${{ inputs.target-platform == 'macos' && 'macos-14' || 'ubuntu-latest' }}
+    strategy:
+      matrix:
+        build-type: ${{ inputs.target-platform == 'macos' && fromJSON('["darwin","mas"]') || fromJSON('["linux"]') }}
+        shard: ${{ fromJSON('[1, 2]') }}
+    steps:
+      - run: ctest --test-dir build -I ${{ matrix.shard }},,2
+"""
+
+
+def test_a_matrix_axis_computed_from_the_callers_inputs_gives_its_legs() -> None:
+    files = {
+        ".github/workflows/build.yml": PLATFORM_CALLER,
+        ".github/workflows/segment-test.yml": PLATFORM_SEGMENT,
+    }
+    jobs = derive_pipelines(files, [JobRef("test (linux, 2)", "build.yml")], "cpp")
+    assert jobs.best.leg == "test (linux, 2)"
+    assert "-I 2,,2" in jobs.best.pipeline.steps[0].run
+    legs = {(r.leg, r.kept) for r in jobs.considered}
+    assert ("test (linux, 1)", True) in legs
+    assert not any("is not a list" in note for note in jobs.notes)
+
+
+NEEDS_SETUP = """
+on: [pull_request]
+jobs:
+  setup:
+    runs-on: ubuntu-latest
+    outputs: {src: "${{ steps.filter.outputs.src }}"}
+    steps:
+      - id: filter
+        run: echo "src=true" >> "$GITHUB_OUTPUT"
+  test:
+    needs: [setup]
+    if: needs.setup.outputs.src == 'true'
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "setup was ${{ needs.setup.result }}" && pytest -q
+      - run: pytest -k "${{ needs.setup.outputs.src }}"
+"""
+
+
+def test_a_job_needing_another_reads_its_result_as_success_and_its_outputs_as_null() -> None:
+    jobs = derive_pipelines({"ci.yml": NEEDS_SETUP}, [JobRef("test")], "python")
+    derived = jobs.best
+    assert derived.leg == "test"
+    # a step's command never holds a value made up: the step reading an output is dropped
+    assert [s.run for s in derived.pipeline.steps] == ['echo "setup was success" && pytest -q']
+    notes = "\n".join(derived.notes)
+    assert "needs.setup.outputs.src not known before the run: read as null" in notes
+    assert "dropped: needs.setup.outputs.src is not known" in notes
+    assert not any("needs context is not known" in note for note in jobs.notes)
+
+
 PULL_REQUEST = """
 on:
   pull_request: {branches: [develop]}
@@ -563,10 +636,7 @@ def test_expressions_read_a_pull_request_from_a_fork() -> None:
     )
     for skipped in ("Pushes only", "Same repo only", "Labelled slow"):
         assert f"step {skipped!r} skipped" in notes
-    assert (
-        "github.event.pull_request.milestone not known for a pull request here: read as null"
-        in notes
-    )
+    assert "github.event.pull_request.milestone not known before the run: read as null" in notes
 
 
 def test_an_unlisted_job_whose_if_reads_false_on_a_pull_request_is_dropped() -> None:
