@@ -173,28 +173,47 @@ def _only_called(document: dict[str, Any]) -> bool:
     return [str(e) for e in events] == ["workflow_call"]
 
 
+MAX_CALL_DEPTH = 10  # GitHub's limit on nested reusable workflows (the caller's file counts)
+
+
 def _called_legs(
-    documents: dict[str, dict[str, Any]], caller: Leg, contexts: dict[str, Any], notes: list[str]
+    documents: dict[str, dict[str, Any]],
+    caller: Leg,
+    contexts: dict[str, Any],
+    notes: list[str],
+    depth: int = 1,
 ) -> list[Leg]:
+    """The legs of the workflow `caller` calls, each named by the calling jobs (`outer /
+    inner`) and reached from the outermost workflow (`via`); a called workflow's own calls
+    are followed too, down to GitHub's nesting limit."""
     uses = to_text(caller.job.get("uses")).strip()
     called = _REUSABLE.match(uses)
     if called is None or called["path"] not in documents:
         notes.append(f"job {caller.job_id} ({caller.workflow}): calls {uses}, not readable here")
         return []
+    if depth >= MAX_CALL_DEPTH:
+        notes.append(f"job {caller.job_id} ({caller.workflow}): calls nested past GitHub's limit")
+        return []
     inputs = _call_inputs(documents[called["path"]], caller, contexts)
+    via = caller.via or caller.workflow
+    chain = f"{caller.caller} / {caller.display_name}" if caller.caller else caller.display_name
     legs: list[Leg] = []
     for job_id, job in documents[called["path"]]["jobs"].items():
-        if not isinstance(job, dict) or "uses" in job:
+        if not isinstance(job, dict):
             continue
         try:
             inner = job_legs(called["path"], str(job_id), job, {**contexts, "inputs": inputs})
         except Unsupported as exc:
             notes.append(f"job {job_id} ({called['path']}): legs not expanded: {exc}")
             continue
-        legs.extend(
-            replace(leg, via=caller.workflow, caller=caller.display_name, inputs=inputs)
-            for leg in inner
-        )
+        for leg in inner:
+            leg = replace(leg, via=via, caller=chain, inputs=inputs)
+            if "uses" in job:
+                legs.extend(
+                    _called_legs(documents, leg, {**contexts, "inputs": inputs}, notes, depth + 1)
+                )
+            else:
+                legs.append(leg)
     return legs
 
 

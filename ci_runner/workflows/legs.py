@@ -203,8 +203,9 @@ def _normal(name: str) -> str:
 def matches(leg: Leg, ref: JobRef) -> bool:
     """The entry names this leg: its display name, or the job (by id or name) as a whole.
 
-    A leg of a reusable workflow is named as GitHub shows it (`caller / leg`) or by its own
-    name, with the calling workflow's path or its own."""
+    A leg of a reusable workflow is named as GitHub shows it (`caller / leg`, `outer / inner
+    / leg` when calls nest), by a calling job's name or by its own name, with the outermost
+    calling workflow's path or its own."""
     if ref.workflow is not None and not (
         same_workflow(ref.workflow, leg.workflow)
         or (leg.via is not None and same_workflow(ref.workflow, leg.via))
@@ -215,10 +216,11 @@ def matches(leg: Leg, ref: JobRef) -> bool:
         return True
     if wanted == _normal(leg.display_name) or wanted == _normal(leg.job_id):
         return True
-    if leg.caller is not None and wanted in (
-        _normal(f"{leg.caller} / {leg.display_name}"),
-        _normal(leg.caller),
-    ):
-        return True
+    if leg.caller is not None:
+        # `outer / inner / leg` for nested calls: the whole name, or a calling job's
+        chain = leg.caller.split(" / ")
+        callers = {_normal(" / ".join(chain[:n])) for n in range(1, len(chain) + 1)}
+        if wanted in callers | {_normal(f"{leg.caller} / {leg.display_name}")}:
+            return True
     name = leg.job.get("name")
     return name is not None and "${{" not in to_text(name) and wanted == _normal(to_text(name))

@@ -561,6 +561,45 @@ def test_a_matrix_axis_computed_from_the_callers_inputs_gives_its_legs() -> None
     assert not any("is not a list" in note for note in jobs.notes)
 
 
+NESTED_MIDDLE = """
+on:
+  workflow_call:
+    inputs:
+      target-platform: {type: string, required: true}
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps: [{run: make}]
+  test:
+    needs: build
+    uses: ./.github/workflows/segment-test.yml
+    with: {target-platform: "${{ inputs.target-platform }}"}
+"""
+NESTED_TOP = """
+on: [pull_request]
+jobs:
+  linux-x64:
+    uses: ./.github/workflows/build-and-test.yml
+    with: {target-platform: linux}
+"""
+
+
+def test_reusable_workflows_calling_others_give_the_innermost_legs() -> None:
+    files = {
+        ".github/workflows/build.yml": NESTED_TOP,
+        ".github/workflows/build-and-test.yml": NESTED_MIDDLE,
+        ".github/workflows/segment-test.yml": PLATFORM_SEGMENT,
+    }
+    for entry in ("test (linux, 1)", "linux-x64 / test / test (linux, 1)"):
+        jobs = derive_pipelines(files, [JobRef(entry, "build.yml")], "cpp")
+        assert jobs.best.leg == "test (linux, 1)", entry
+        assert "-I 1,,2" in jobs.best.pipeline.steps[0].run
+    assert any("called by linux-x64 / test in .github/workflows/build.yml" in n for n in jobs.notes)
+    # the outer caller's name names every leg under it
+    everything = derive_pipelines(files, [JobRef("linux-x64", "build.yml")], "cpp")
+    assert {r.leg for r in everything.considered} >= {"build", "test (linux, 1)", "test (linux, 2)"}
+
+
 NEEDS_SETUP = """
 on: [pull_request]
 jobs:
