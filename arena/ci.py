@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,8 +37,12 @@ def run_key(request: CIRequest, image_id: str, replica: int) -> str:
     Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes; and
     by RESULT_RULES, so a result read by older rules (test ids, forged reports, tripwires) is
     not reused."""
+    dumped = request.model_dump(mode="json")
+    if request.twin_seed is None:  # a run without twins keys as it did before twins existed
+        dumped.pop("unseen_tests", None)
+        dumped.pop("twin_seed", None)
     keyed = {
-        "request": request.model_dump(mode="json"),
+        "request": dumped,
         "image_id": image_id,
         "replica": replica,
         "rules": RESULT_RULES,
@@ -66,6 +71,16 @@ def environment_spec(task: Task) -> EnvironmentSpec:
         as_of=task.created_at,
         extra_requirements=added(task.patch) if (added := profile.added_requirements) else (),
     )
+
+
+@dataclass(frozen=True)
+class Twins:
+    """Twins to plant in a run (ci_runner.tripwires.twins): of the tests in the diffs at
+    indexes `of` (those the code under test has never seen), chosen by `seed`, which gives
+    the same twins on the same tests in every run that names it."""
+
+    seed: int
+    of: frozenset[int]
 
 
 class ResultCache(Protocol):
@@ -144,22 +159,38 @@ class TaskCI:
             return None
         return self._environments.toolchain_for(environment_spec(task)).deviation
 
-    def request_for(self, task: Task, diffs: tuple[str, ...]) -> CIRequest:
+    def request_for(
+        self,
+        task: Task,
+        diffs: tuple[str, ...],
+        twins: Twins | None = None,
+    ) -> CIRequest:
         """Empty diffs (a task without gold tests) are left out rather than refused."""
+        kept = [(n, d) for n, d in enumerate(diffs) if d.strip()]
+        unseen = tuple(i for i, (n, _) in enumerate(kept) if twins and n in twins.of)
         return CIRequest(
             repo=task.repo,
             commit=task.base_commit,
             pipeline=task.require_pipeline(),
             image=self.image_for(task),
-            diffs=tuple(d for d in diffs if d.strip()),
+            diffs=tuple(d for _, d in kept),
             limits=self._limits,
+            unseen_tests=unseen,
+            twin_seed=twins.seed if twins and unseen else None,
         )
 
-    def run(self, task: Task, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
-        """`replica` numbers independent runs of the same tree (validation runs each twice).
+    def run(
+        self,
+        task: Task,
+        diffs: tuple[str, ...],
+        replica: int = 0,
+        twins: Twins | None = None,
+    ) -> CIResult:
+        """`replica` numbers independent runs of the same tree (validation runs each twice);
+        `twins` says which diffs hold tests the code has never seen, to plant twins of.
 
         Raises SandboxError for an infrastructure fault, before anything is kept."""
-        request = self.request_for(task, diffs)
+        request = self.request_for(task, diffs, twins)
         key = None
         if self._results is not None:
             key = run_key(request, self._images.image_id(request.image), replica)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.ci import TaskCI
+from arena.ci import TaskCI, Twins
 from arena.faults import Fault, FaultComponent, ReferenceRunFailed, fault_of
 from arena.ownership import owned_test_ids
 from arena.patch_scope import neutral_change, scope_patch
@@ -30,6 +32,8 @@ from arena.protocol import (
     next_catch_run,
     reference_problem,
     round_winner,
+    twin_check,
+    twinned_catch_run,
 )
 from arena.retrieval import RepoIndex, pack_context
 from arena.source_reading import program_reading_tests
@@ -167,6 +171,11 @@ class PreparedTask:
     validation: Validation
     gold_only: CIResult
     contexts: dict[Role, TaskContext]
+    twins: Twins | None = None  # planted in the submitter's runs with the gold tests
+    twin_ids: Mapping[str, str] = field(default_factory=dict)  # twin id: its original's id
+    twins_why_not: str | None = None  # why none are planted, for the evidence
+    # drawn once a match: the reviewer's twins of each round are chosen from it
+    twin_secret: int = field(default_factory=lambda: secrets.randbits(62))
 
     @property
     def tripwires(self) -> dict[str, str]:
@@ -176,6 +185,14 @@ class PreparedTask:
         round's run that reports tests of one of them passed, but not its tripwire, is
         forged."""
         return {**(self.validation.tripwire_sites or {}), **expected_sites(self.gold_only)}
+
+
+def derived_seed(secret: int, *parts: str) -> int:
+    """A seed only `secret`'s holder can compute, the same for the same parts."""
+    digest = hashlib.sha256(secret.to_bytes(8, "big"))
+    for part in parts:
+        digest.update(hashlib.sha256(part.encode()).digest())
+    return int.from_bytes(digest.digest()[:8], "big") >> 2
 
 
 def role_contexts(
@@ -251,7 +268,23 @@ class Arena:
             )
         gold_only = self._reference_run(task, validation)
         contexts = role_contexts(task, self._workspaces, self._index_cache, self._budget)
-        return PreparedTask(task, validation, gold_only, contexts)
+        twins, twin_ids, why_not = self._vouched_twins(task, validation)
+        return PreparedTask(task, validation, gold_only, contexts, twins, twin_ids, why_not)
+
+    def _vouched_twins(
+        self, task: Task, validation: Validation
+    ) -> tuple[Twins | None, dict[str, str], str | None]:
+        """Twins of the gold tests for this match's submitter runs, drawn afresh and first
+        run on the gold side, which must show each as a wrong expectation shows
+        (`twin_check`); one CI run a match. None when the task has no gold tests or the gold
+        side does not vouch for them."""
+        if not task.test_patch.strip():
+            return None, {}, "the task has no gold tests to make twins of"
+        twins = Twins(seed=secrets.randbits(62), of=frozenset({1}))
+        diffs = (task.patch, task.test_patch)
+        check = self._with_retries(lambda: self._ci.run(task, diffs, twins=twins))
+        twin_ids, why_not = twin_check(check, validation.fail_to_pass + validation.pass_to_pass)
+        return (twins if why_not is None else None), twin_ids, why_not
 
     def _reference_run(self, task: Task, validation: Validation) -> CIResult:
         """`base + gold`, every round's yardstick, checked: a run that fails, times out or
@@ -298,8 +331,10 @@ class Arena:
         task = prepared.task
         runs: dict[str, CIResult] = {}
 
-        def run(label: str, diffs: tuple[str, ...], replica: int = 0) -> CIResult:
-            runs[label] = self._with_retries(lambda: self._ci.run(task, diffs, replica))
+        def run(
+            label: str, diffs: tuple[str, ...], replica: int = 0, twins: Twins | None = None
+        ) -> CIResult:
+            runs[label] = self._with_retries(lambda: self._ci.run(task, diffs, replica, twins))
             return runs[label]
 
         on_base = on_gold = None
@@ -321,19 +356,22 @@ class Arena:
         scoped = (
             scope_patch(patch.diff, task.patch, task.test_patch, read_base) if patch.diff else None
         )
+        with_gold_tests = (scoped.kept, task.test_patch) if scoped else ()
         on_gold_tests = (
-            run("patch_with_gold_tests", (scoped.kept, task.test_patch), PATCH_REPLICAS[0])
+            run("patch_with_gold_tests", with_gold_tests, PATCH_REPLICAS[0], prepared.twins)
             if scoped
             else None
         )
-        applies, correct = judge_patch(on_gold_tests, prepared.validation, prepared.tripwires)
+        applies, correct = judge_patch(
+            on_gold_tests, prepared.validation, prepared.tripwires, prepared.twin_ids
+        )
         if correct.holds and scoped is not None:
             again = run(
-                "patch_with_gold_tests_again",
-                (scoped.kept, task.test_patch),
-                PATCH_REPLICAS[1],
+                "patch_with_gold_tests_again", with_gold_tests, PATCH_REPLICAS[1], prepared.twins
             )
-            second = judge_patch(again, prepared.validation, prepared.tripwires)[1]
+            second = judge_patch(again, prepared.validation, prepared.tripwires, prepared.twin_ids)[
+                1
+            ]
             correct = confirm_correct(correct, second)
         if scoped is not None and scoped.dropped:
             correct = Judgement(correct.holds, f"{correct.reason}; {scoped.summary()}")
@@ -353,6 +391,11 @@ class Arena:
             and catching
         ):
             patch_diffs = (scoped.kept, tests.diff)
+            # twins of T's tests, the same wherever planted (the gold side vouches for them)
+            # and for the same answers (a round judged again reads its kept runs)
+            reviewer_twins = Twins(
+                seed=derived_seed(prepared.twin_secret, scoped.kept, tests.diff), of=frozenset({1})
+            )
             diffs_of = {
                 CatchRun.ON_PATCH: patch_diffs,
                 CatchRun.AGAIN: patch_diffs,
@@ -365,7 +408,8 @@ class Arena:
             }
             step: CatchRun | None = CatchRun.ON_PATCH
             while step is not None:
-                catch_runs[step] = run(step.value, diffs_of[step], step.replica)
+                twins = reviewer_twins if twinned_catch_run(step, catch_runs) else None
+                catch_runs[step] = run(step.value, diffs_of[step], step.replica, twins)
                 step = next_catch_run(catch_runs, catching, prepared.tripwires)
         catch = judge_catch(catch_runs, catching, prepared.tripwires)
         if reading:

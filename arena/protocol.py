@@ -22,6 +22,7 @@ from ci_runner import CIResult, CIStatus, TestOutcome
 from ci_runner.tripwires import missing
 
 NO_TRIPWIRES: Mapping[str, str] = {}
+NO_TWINS: Mapping[str, str] = {}
 
 # The version of these rules a verdict is judged under, stored with every round: a change to
 # any rule that can turn a verdict (what P' keeps, what a catch needs, how many runs make P
@@ -64,12 +65,74 @@ def round_winner(facts: RoundFacts) -> Winner:
     return Winner.SUBMITTER if facts.patch_correct else Winner.DRAW
 
 
-def forgery(result: CIResult, tripwires: Mapping[str, str] = NO_TRIPWIRES) -> str | None:
+def forgery(
+    result: CIResult,
+    tripwires: Mapping[str, str] = NO_TRIPWIRES,
+    twins: Mapping[str, str] = NO_TWINS,
+) -> str | None:
     """Why the run's results are not the test runner's, or None: the runner's own verdict
-    (a report contradicting the runner, a failing tripwire passed), or a tripwire that must
-    pass missing at one of `tripwires`, the sites the reference run reports."""
-    reasons = [r for r in (result.forged, missing(result, tripwires)) if r]
+    (a report contradicting the runner, a failing tripwire passed, a test and its twin both
+    passed), a tripwire that must pass missing at one of `tripwires`, the sites the
+    reference run reports, or a twin the gold side reports (`twins`) left out."""
+    checks = (result.forged, missing(result, tripwires), twin_forgery(result, twins))
+    reasons = [r for r in checks if r]
     return "; ".join(reasons) or None
+
+
+def twin_check(check: CIResult, required: Iterable[str]) -> tuple[dict[str, str], str | None]:
+    """The twins a run of the gold side with twins reports (twin id: its original's id), and
+    why they cannot guard the runs of the patch (None: they can).
+
+    They can when the gold side shows them as only a wrong expectation shows: every twin
+    failed, its original passed, the `required` tests all passed and nothing is forged. A
+    twin that passes there too, or twins that break the tests beside them (a test sharing
+    state with its twin), would blame an honest patch: then none is used."""
+    if check.patch_error:
+        return {}, f"the gold side's run with twins did not apply: {check.patch_error}"
+    if not check.twins:
+        return {}, "no twin could be made of these tests in this pipeline"
+    if check.forged is not None:
+        return {}, f"the gold side's run with twins is not believed: {check.forged}"
+    wrong = [
+        r.twin
+        for r in check.twins
+        if r.twin_outcome is TestOutcome.PASSED or r.outcome is not TestOutcome.PASSED
+    ]
+    if wrong:
+        shown = ", ".join(wrong[:3])
+        return {}, f"on the gold side, twins that do not fail beside a passing test: {shown}"
+    broken = [t for t in required if check.tests.get(t) is not TestOutcome.PASSED]
+    if broken:
+        return {}, f"with twins beside them, {len(broken)} test(s) fail on the gold side"
+    return {r.twin: r.test for r in check.twins}, None
+
+
+def twin_forgery(result: CIResult, vouched: Mapping[str, str]) -> str | None:
+    """Why the run is forged by its twins (those the gold side vouched for): a test and its
+    twin both reported passed, which no code does, or a twin left out while its original is
+    reported (one pipeline reports both or neither)."""
+    if not vouched:
+        return None
+    reported = {r.twin: r for r in result.twins}
+    both = sorted(
+        t
+        for t in vouched
+        if t in reported
+        and reported[t].twin_outcome is TestOutcome.PASSED
+        and reported[t].outcome is TestOutcome.PASSED
+    )
+    gone = sorted(t for t, test in vouched.items() if t not in reported and test in result.tests)
+    reasons = []
+    if both:
+        reasons.append(
+            f"a test and its twin (the same test expecting another value) were both reported "
+            f"passed ({_shown(both)}): no code makes both pass"
+        )
+    if gone:
+        reasons.append(f"twins that every honest run reports are missing ({_shown(gone)})")
+    if not reasons:
+        return None
+    return "; ".join(reasons) + ": the code under test rewrote the results"
 
 
 def tripwire_note(result: CIResult) -> str:
@@ -86,9 +149,11 @@ def judge_patch(
     on_gold_tests: CIResult | None,
     validation: Validation,
     tripwires: Mapping[str, str] = NO_TRIPWIRES,
+    twins: Mapping[str, str] = NO_TWINS,
 ) -> tuple[Judgement, Judgement]:
     """(P applies, P correct) from the run of `base + P + gold tests`; None: no P was produced.
-    `tripwires` are the sites the reference run reports (`PreparedTask.tripwires`)."""
+    `tripwires` are the sites the reference run reports (`PreparedTask.tripwires`), `twins`
+    the twins of the gold tests the gold side reports (`PreparedTask.twin_ids`)."""
     if on_gold_tests is None:
         no = Judgement(False, "the submitter produced no patch")
         return no, no
@@ -100,7 +165,7 @@ def judge_patch(
         return applies, Judgement(
             False, f"the gold tests do not apply on top of the patch: {on_gold_tests.patch_error}"
         )
-    forged = forgery(on_gold_tests, tripwires)
+    forged = forgery(on_gold_tests, tripwires, twins)
     if forged is not None:  # the run's status decides too, not only its tests
         return applies, Judgement(False, f"the run's report is forged: {forged}")
     required = validation.fail_to_pass + validation.pass_to_pass
@@ -252,6 +317,13 @@ def _catch_stages(
         reason = f"the tests do not apply on top of the patch: {on_patch.patch_error}"
         return [], None, Judgement(False, reason)
     forged = forgery(on_patch, tripwires)
+    if forged is None and _both_passed(on_patch):
+        # twins of T's tests passed beside them: P's doing only if the same twins fail on the
+        # gold side (T's own state or chance could make a twin pass anywhere)
+        gold_again = runs.get(CatchRun.GOLD_AGAIN)
+        if gold_again is None:
+            return [], CatchRun.GOLD_AGAIN, None
+        forged = twin_forgery(on_patch, twin_check(gold_again, ())[0])
     if forged is not None:  # T's runs on the gold side were believed: P forged it
         reason = f"the run of the patch with the reviewer's tests is forged: {forged}"
         return [], None, Judgement(True, reason)
@@ -294,6 +366,25 @@ def _catch_stages(
     return behavioural, None, Judgement(True, reason)
 
 
+def _both_passed(result: CIResult) -> bool:
+    return any(
+        r.outcome is TestOutcome.PASSED and r.twin_outcome is TestOutcome.PASSED
+        for r in result.twins
+    )
+
+
+def twinned_catch_run(step: CatchRun, runs: Mapping[CatchRun, CIResult]) -> bool:
+    """Whether the catch run `step` carries twins of T's tests: the run of the patch does;
+    the gold side's second run does only once the patch's run showed a test and its twin
+    both passing, to vouch for those twins. Every other run has T's tests alone, so twins
+    never make or unmake a catch by themselves (the second run of the patch confirms a
+    failure without them)."""
+    if step is CatchRun.ON_PATCH:
+        return True
+    on_patch = runs.get(CatchRun.ON_PATCH)
+    return step is CatchRun.GOLD_AGAIN and on_patch is not None and _both_passed(on_patch)
+
+
 def next_catch_run(
     runs: Mapping[CatchRun, CIResult],
     test_ids: Iterable[str],
@@ -314,7 +405,9 @@ def judge_catch(
 
     A skipped test catches nothing (it did not run against P), and a T that no longer applies
     on top of P catches nothing (the reviewer saw P when writing T). A forged run of P with T
-    catches: the gold side's runs of T were believed, so the forging is P's."""
+    catches: the gold side's runs of T were believed, so the forging is P's; so does a test
+    of T and its twin both passing with P, when the same twins failed beside their passing
+    tests with the gold fix (`twin_check`)."""
     verdict = _catch_stages(runs, tuple(test_ids), tripwires)[2]
     if verdict is None:
         needed = next_catch_run(runs, test_ids, tripwires)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         StepResult,
         TestOutcome,
         TripwireSite,
+        TwinResult,
     )
 
 _HOMES = {
@@ -47,6 +48,7 @@ _HOMES = {
     "StepResult": "ci_runner.types",
     "TestOutcome": "ci_runner.types",
     "TripwireSite": "ci_runner.types",
+    "TwinResult": "ci_runner.types",
 }
 
 __all__ = [
@@ -67,6 +69,7 @@ __all__ = [
     "StepResult",
     "TestOutcome",
     "TripwireSite",
+    "TwinResult",
 ]
 
 

@@ -47,8 +47,10 @@ from ci_runner.tripwires import (
     Planting,
     plan,
     read_tripwires,
+    read_twins,
     tampered,
     tripwire_exits,
+    twin_forms,
     write,
 )
 from ci_runner.types import CIRequest, CIResult, CIStatus, Limits, StepResult, TestOutcome
@@ -150,7 +152,13 @@ class CIRunner:
                     image=request.image,
                 )
             try:
-                planting = plan(run_dir, request.pipeline, request.diffs)
+                planting = plan(
+                    run_dir,
+                    request.pipeline,
+                    request.diffs,
+                    request.unseen_tests,
+                    request.twin_seed,
+                )
                 if planting.before_step == 0:  # with the workspace copy: no round trip of its own
                     write(run_dir, planting.files)
             except (RecursionError, OSError, ValueError, WorkspaceError) as exc:
@@ -193,6 +201,9 @@ class CIRunner:
         )
         steps = tripwire_exits(steps, tests, planting)
         tests, seen = read_tripwires(planting, tests)
+        # a test and its twin both passing is judged by the caller, once the gold side vouched
+        # for the twins (arena.protocol.twin_check): here they are only read
+        tests, twins = read_twins(twin_forms(), planting.twins, tests)
         forged = "; ".join(r for r in (distrust, tampered(seen), unwritten) if r) or None
         status, error = overall_status(steps, tests, report_error, limits, forged, stopped_after)
         return CIResult(
@@ -205,6 +216,7 @@ class CIRunner:
             image=request.image,
             forged=forged,
             tripwires=seen,
+            twins=twins,
         )
 
     def _services(self, sandbox: Sandbox, pipeline: Pipeline) -> BesideServices:
@@ -232,7 +244,7 @@ class CIRunner:
                     StepResult(name=step.name, exit_code=None, duration_s=0.0, log="", skipped=True)
                 )
                 continue
-            if number == planting.before_step and number > 0 and planting.sites:
+            if number == planting.before_step and number > 0 and planting.files:
                 try:
                     sandbox.write_files(WORKSPACE, planting.files)
                 except (SandboxFileError, SandboxDied) as exc:

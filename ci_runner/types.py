@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from ci_runner.pipeline import Pipeline
 from ci_runner.stops import StopCause
@@ -56,6 +56,26 @@ class CIRequest(BaseModel):
     image: str = Field(min_length=1)
     diffs: tuple[str, ...] = ()
     limits: Limits | None = None
+    unseen_tests: tuple[int, ...] = Field(
+        default=(),
+        description="indexes of `diffs` whose tests the code under test has never seen (the "
+        "gold tests, a reviewer's): the runner plants twins of them (ci_runner.tripwires.twins)",
+    )
+    twin_seed: int | None = Field(
+        default=None,
+        ge=0,
+        description="which twins (tests, values, names, places): the same seed on the same "
+        "unseen tests gives the same twins, so a run of the gold side can vouch for them; "
+        "None: no twins",
+    )
+
+    @field_validator("unseen_tests")
+    @classmethod
+    def _unseen_are_diffs(cls, value: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
+        count = len(info.data.get("diffs", ()))
+        if any(not 0 <= i < count for i in value):
+            raise ValueError(f"unseen_tests {value} names a diff beyond the {count} given")
+        return value
 
 
 class StepResult(BaseModel):
@@ -119,6 +139,18 @@ class TripwireSite(BaseModel):
         return self.passing is TestOutcome.PASSED and failing_ok
 
 
+class TwinResult(BaseModel):
+    """A twin the runner planted (a copy of a test the code had never seen, expecting
+    another value: ci_runner.tripwires.twins) and its original, as the run reported them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    test: str = Field(description="the original test's id")
+    twin: str = Field(description="the twin's id; never in `tests`")
+    outcome: TestOutcome | None = Field(description="the original's outcome; None: missing")
+    twin_outcome: TestOutcome
+
+
 class CIResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -142,6 +174,10 @@ class CIResult(BaseModel):
     tripwires: tuple[TripwireSite, ...] = Field(
         default=(),
         description="the runner's tripwire tests, site by site; their ids are never in `tests`",
+    )
+    twins: tuple[TwinResult, ...] = Field(
+        default=(),
+        description="the twins of unseen tests the runner planted; both passing is forged",
     )
 
     def failing_tests(self) -> list[str]:

@@ -209,6 +209,7 @@ class _Built:
     outcome: str
     notes: tuple[str, ...]
     failed: bool
+    error: str | None = None  # why it failed, as plain text
 
 
 def _build_one(
@@ -232,7 +233,7 @@ def _build_one(
             if record is not None and record.packages_as_of:  # the date the task's packages are of
                 notes = (*notes, f"packages resolved as of {record.packages_as_of}")
     except (EnvironmentBuildError, TaskError) as exc:
-        return _Built(task, f"[red]failed[/]: {escape(str(exc))}", notes, True)
+        return _Built(task, f"[red]failed[/]: {escape(str(exc))}", notes, True, str(exc))
     return _Built(task, outcome, notes, False)
 
 
@@ -326,6 +327,9 @@ def build_env(
             "above 1, a disk estimate is printed first",
         ),
     ] = 1,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print each task's outcome as JSON")
+    ] = False,
 ) -> None:
     """Build each task's environment image: its setup steps, once, with network."""
     from ci_runner.environments import disk_estimate
@@ -348,12 +352,19 @@ def build_env(
                 settings.cache_dir,
                 [b.task.model_copy(update={"environment_notes": b.notes}) for b in built],
             )
-    table = Table()
-    for column in ("instance id", "environment", "notes"):
-        table.add_column(column)
-    for b in built:
-        table.add_row(b.task.instance_id, b.outcome, escape("; ".join(b.notes)))
-    Console().print(table)
+    if as_json:
+        rows = [
+            {"task": b.task.instance_id, "failed": b.failed, "error": b.error, "notes": b.notes}
+            for b in built
+        ]
+        print(json.dumps(rows, indent=2))
+    else:
+        table = Table()
+        for column in ("instance id", "environment", "notes"):
+            table.add_column(column)
+        for b in built:
+            table.add_row(b.task.instance_id, b.outcome, escape("; ".join(b.notes)))
+        Console().print(table)
     if any(b.failed for b in built):
         raise typer.Exit(BAD_INPUT)
 

@@ -134,9 +134,13 @@ def _trial(
             if (down := engine_check(CISettings())["reason"]) is not None:
                 raise SandboxError(str(down))
             only = ("--tasks", "imported", "--only", sampled.instance_id)
-            built = line.run("environment", "tasks", "build-env", *only)
+            built = line.run("environment", "tasks", "build-env", *only, "--json")
             if built.returncode != 0:
-                reason = _tail(built)
+                outcomes = _json(built.stdout)
+                error = (
+                    outcomes[0].get("error") if isinstance(outcomes, list) and outcomes else None
+                )
+                reason = str(error) if error else _tail(built)
                 category = categorize(f"environment build failed: {reason}", validation=True)
             else:
                 stage = TrialStage.ENVIRONMENT_BUILT

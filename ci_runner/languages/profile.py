@@ -13,6 +13,7 @@ from ci_runner.pipeline import Pipeline, ReportFormat, Step
 
 if TYPE_CHECKING:  # the layers that apply a profile import it; it names their types only
     from ci_runner.tripwires.sites import Site
+    from ci_runner.tripwires.twins import TwinForm
     from ci_runner.workflows.reporting import Reporting
 
 ReadFile = Callable[[str], "str | None"]
@@ -63,6 +64,7 @@ class TripwireForm:
     plant: Planter
     may_fail: FailRule
     builds: re.Pattern[str] | None = None  # steps that compile the tests, when not the runner
+    twins: TwinForm | None = None  # how it copies unseen tests into must-fail twins
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,9 @@ from ci_runner.languages.toolchain import (
 )
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.tripwires import python as tripwires
+from ci_runner.tripwires import python_twins
 from ci_runner.tripwires.sites import Site
+from ci_runner.tripwires.twins import TwinForm
 from ci_runner.workflows.reporting import Reporting, with_appended
 
 SUITE_VERSIONS = {"bookworm": "3.11", "trixie": "3.13"}
@@ -218,6 +220,12 @@ PROFILE = LanguageProfile(
     # steps run once with network, before the collection keeps what they fetched
     warm_online=True,
     tripwires=TripwireForm(
-        runner=_RUNNER, report_format=ReportFormat.JUNIT, plant=_plant, may_fail=_may_fail
+        runner=_RUNNER,
+        report_format=ReportFormat.JUNIT,
+        plant=_plant,
+        may_fail=_may_fail,
+        twins=TwinForm(
+            suffixes=(".py",), make=python_twins.make, original_of=python_twins.original_of
+        ),
     ),
 )

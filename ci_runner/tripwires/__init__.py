@@ -17,12 +17,19 @@ results wholesale (a hook turning failures into passes); a forger that reads the
 rewrites only the tests it targets is beyond them, as it is beyond any check of output.
 C++ has none (see `plan`).
 
+Must-fail twins go further (`twins`): copies of the tests the code under test has never
+seen (the gold tests, a reviewer's), each expecting another value, beside their originals;
+a run reporting a test and its twin both passed is forged (once a run of the gold side
+showed the twins fail beside their passing tests: `arena.protocol.twin_check`), however
+well the code picks out the generic tripwires (`python_twins` makes Python's).
+
 Modules: `sites` (names and a planted site), `python`, `golang`, `rust` (each language's
-form and placement), `plan` (languages, which tripwires, when written), `verdict` (the
-report read against them).
+form and placement), `twins` and `python_twins` (twins of unseen tests), `plan` (languages,
+which tripwires, when written), `verdict` (the report read against them).
 """
 
-from ci_runner.tripwires.plan import Planting, plan, write
+from ci_runner.tripwires.plan import Planting, plan, twin_forms, write
+from ci_runner.tripwires.twins import read_twins
 from ci_runner.tripwires.verdict import (
     expected_sites,
     missing,
@@ -37,7 +44,9 @@ __all__ = [
     "missing",
     "plan",
     "read_tripwires",
+    "read_twins",
     "tampered",
     "tripwire_exits",
+    "twin_forms",
     "write",
 ]

@@ -25,9 +25,10 @@ step, or none can be told, they go in with the workspace copy, at no cost of the
 from __future__ import annotations
 
 import os
+import random
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci_runner.errors import PatchError, WorkspaceError
@@ -35,6 +36,7 @@ from ci_runner.languages import TripwireForm, profiles
 from ci_runner.patches import parse_diff
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.tripwires.sites import Site, plain_dir, plain_file
+from ci_runner.tripwires.twins import MAX_TWINS, Twin, TwinForm, plant_twins
 from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
 
 _CHAINED = re.compile(r"&&|;")
@@ -47,19 +49,28 @@ MAX_SCRIPT_BYTES = 256 * 1024
 
 @dataclass(frozen=True)
 class Planting:
-    """A run's tripwire sites and the step the files go in before (0: with the copy)."""
+    """A run's tripwire sites, its twins of unseen tests with the test files they change,
+    and the step the files go in before (0: with the copy)."""
 
     sites: tuple[Site, ...] = ()
     before_step: int = 0
+    twins: tuple[Twin, ...] = ()
+    twin_files: Mapping[str, bytes] = field(default_factory=dict)
 
     @property
     def files(self) -> dict[str, bytes]:
-        return {path: data for site in self.sites for path, data in site.files.items()}
+        planted = {path: data for site in self.sites for path, data in site.files.items()}
+        return {**planted, **self.twin_files}
 
 
 def forms() -> dict[str, TripwireForm]:
     """The tripwire form of each language that has one, by language."""
     return {p.name: p.tripwires for p in profiles() if p.tripwires is not None}
+
+
+def twin_forms() -> dict[str, TwinForm]:
+    """The twin form of each language that makes twins, by language."""
+    return {n: f.twins for n, f in forms().items() if f.twins is not None}
 
 
 def languages(pipeline: Pipeline) -> list[str]:
@@ -135,18 +146,40 @@ def first_step(pipeline: Pipeline, names: Iterable[str]) -> int:
     return 0
 
 
-def plan(root: Path, pipeline: Pipeline, diffs: Iterable[str]) -> Planting:
-    """The run's tripwires, fresh names each time, for the tree at `root` (diffs applied)."""
+def plan(
+    root: Path,
+    pipeline: Pipeline,
+    diffs: Sequence[str],
+    unseen: Iterable[int] = (),
+    twin_seed: int | None = None,
+) -> Planting:
+    """The run's tripwires, fresh names each time, for the tree at `root` (diffs applied),
+    and, with a seed, twins of the tests in the `unseen` diffs where a failing test may be
+    planted (the seed decides which: the same twins on the same tests)."""
     names = languages(pipeline)
     if not names:
         return Planting()
     touched = touched_paths(diffs)
     sites: list[Site] = []
+    failing_languages = []
     for language in names:
         failing = may_fail(root, pipeline, language)
+        failing_languages += [language] if failing else []
         sites += forms()[language].plant(root, pipeline, touched, failing)
     sites = [s for s in sites if all(writable(root, path) for path in s.files)]
-    return Planting(tuple(sites), first_step(pipeline, names) if sites else 0)
+    makers = {n: f for n, f in twin_forms().items() if n in failing_languages}
+    twins: tuple[Twin, ...] = ()
+    twin_files: dict[str, bytes] = {}
+    unseen_diffs = [diffs[i] for i in unseen if 0 <= i < len(diffs)]
+    if makers and unseen_diffs and twin_seed is not None:
+        rng = random.Random(twin_seed)
+        twins, twin_files = plant_twins(root, makers, unseen_diffs, rng, MAX_TWINS)
+        kept = {p: d for p, d in twin_files.items() if writable(root, p)}
+        if kept != twin_files:  # a file that cannot be written takes its twins with it
+            twins = tuple(t for t in twins if t.path in kept)
+            twin_files = kept
+    planted = bool(sites or twins)
+    return Planting(tuple(sites), first_step(pipeline, names) if planted else 0, twins, twin_files)
 
 
 def writable(root: Path, relative: str) -> bool:

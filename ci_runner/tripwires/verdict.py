@@ -26,8 +26,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ci_runner.tripwires.plan import Planting
+from ci_runner.tripwires.plan import Planting, twin_forms
 from ci_runner.tripwires.sites import TOKEN_CHARS, Site
+from ci_runner.tripwires.twins import twin_ids
 from ci_runner.types import CIResult, StepResult, TestOutcome, TripwireSite
 
 _RUN = re.compile(rf"[a-z0-9]{{{TOKEN_CHARS - 1},}}")
@@ -121,8 +122,9 @@ def tripwire_exits(
     steps: tuple[StepResult, ...], tests: Mapping[str, TestOutcome], planting: Planting
 ) -> tuple[StepResult, ...]:
     """The steps, the last one marked `tripwire_exit` when its non-zero exit is the failing
-    tripwires' doing: it ran to its end, and the run's only failing tests are those."""
-    if not steps or not any(site.failing for site in planting.sites):
+    tripwires' doing: it ran to its end, and the run's only failing tests are those (the
+    must-fail tripwires and twins)."""
+    if not steps or not (planting.twins or any(site.failing for site in planting.sites)):
         return steps
     last = steps[-1]
     ended_by_itself = (
@@ -134,7 +136,8 @@ def tripwire_exits(
         return steps
     index = TripwireIndex(planting)
     failing = [t for t, o in tests.items() if o in _FAILING]
-    roles = [index.find(t) for t in failing]
+    twins = twin_ids(twin_forms(), planting.twins, failing)
+    roles = [index.find(t) for t in failing if t not in twins]
     if not failing or any(r is None or r.role != _FAILING_TEST for r in roles):
         return steps
     return (*steps[:-1], last.model_copy(update={"tripwire_exit": True}))

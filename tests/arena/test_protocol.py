@@ -20,9 +20,11 @@ from arena.protocol import (
     next_catch_run,
     reference_problem,
     round_winner,
+    twin_check,
+    twinned_catch_run,
 )
 from arena.tasks.validation import Validation, judge_validation
-from ci_runner import CIResult, CIStatus, TestOutcome, TripwireSite
+from ci_runner import CIResult, CIStatus, TestOutcome, TripwireSite, TwinResult
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import parse_report
 
@@ -463,3 +465,60 @@ def test_no_run_of_a_round_is_another_runs_second_run() -> None:
     assert len(catch_on_patch) == 2 and not patch_tree & catch_on_patch
     validation_and_first = {0, 1}  # validation's two runs; tests_on_gold reads replica 0
     assert CatchRun.GOLD_AGAIN.replica not in validation_and_first
+
+
+def _twinned(outcome: TestOutcome, twin_outcome: TestOutcome, **result: object) -> CIResult:
+    twin = TwinResult(test="t::a", twin="t::a_b", outcome=outcome, twin_outcome=twin_outcome)
+    fields: dict[str, object] = {"status": CIStatus.PASSED, "tests": {"t::a": outcome}}
+    return CIResult.model_validate({**fields, **result, "twins": (twin,)})
+
+
+def test_the_gold_side_vouches_for_twins_only_as_a_wrong_expectation_shows() -> None:
+    validation = Validation(valid=True, fail_to_pass=("t::a",), pass_to_pass=())
+    good = _twinned(TestOutcome.PASSED, TestOutcome.FAILED)
+    required = validation.fail_to_pass
+    assert twin_check(good, required) == ({"t::a_b": "t::a"}, None)
+    both = _twinned(TestOutcome.PASSED, TestOutcome.PASSED)
+    assert "do not fail" in (twin_check(both, required)[1] or "")
+    broken = _twinned(TestOutcome.FAILED, TestOutcome.FAILED)  # a twin breaking its test
+    assert twin_check(broken, required)[0] == {}
+    none = CIResult(status=CIStatus.PASSED, tests={"t::a": TestOutcome.PASSED})
+    assert "no twin" in (twin_check(none, required)[1] or "")
+
+
+def test_a_run_of_the_patch_where_a_test_and_its_twin_pass_or_a_twin_is_gone_is_forged() -> None:
+    validation = Validation(valid=True, fail_to_pass=("t::a",), pass_to_pass=())
+    vouched = {"t::a_b": "t::a"}
+    honest = _twinned(TestOutcome.PASSED, TestOutcome.FAILED)
+    assert judge_patch(honest, validation, twins=vouched)[1].holds
+    dropped = CIResult(status=CIStatus.PASSED, tests={"t::a": TestOutcome.PASSED})
+    correct = judge_patch(dropped, validation, twins=vouched)[1]
+    assert not correct.holds and "twins that every honest run reports are missing" in correct.reason
+    both = judge_patch(_twinned(TestOutcome.PASSED, TestOutcome.PASSED), validation, twins=vouched)
+    assert not both[1].holds and "both reported passed" in both[1].reason
+    # twins the gold side did not vouch for are not read
+    assert judge_patch(_twinned(TestOutcome.PASSED, TestOutcome.PASSED), validation)[1].holds
+    # a broken build reports neither: not forged, just not correct
+    nothing = CIResult(status=CIStatus.ERROR, tests={})
+    assert "forged" not in judge_patch(nothing, validation, twins=vouched)[1].reason
+
+
+def test_a_test_of_the_reviewer_and_its_twin_both_passing_on_the_patch_catches_once_vouched() -> (
+    None
+):
+    both = _twinned(TestOutcome.PASSED, TestOutcome.PASSED)
+    runs = {CatchRun.ON_PATCH: both}
+    assert twinned_catch_run(CatchRun.ON_PATCH, {})
+    assert not twinned_catch_run(CatchRun.AGAIN, runs)
+    assert twinned_catch_run(CatchRun.GOLD_AGAIN, runs)  # to vouch for the twins
+    assert next_catch_run(runs, ["t::a"]) is CatchRun.GOLD_AGAIN
+    vouching = {**runs, CatchRun.GOLD_AGAIN: _twinned(TestOutcome.PASSED, TestOutcome.FAILED)}
+    catch = judge_catch(vouching, ["t::a"])
+    assert catch.holds and "both reported passed" in catch.reason
+    # the twin passes on the gold side too: T's own doing (state, chance), never P's
+    framing = {**runs, CatchRun.GOLD_AGAIN: _twinned(TestOutcome.PASSED, TestOutcome.PASSED)}
+    assert not judge_catch(framing, ["t::a"]).holds
+    # an honest run of the patch: the twins change nothing
+    honest = {CatchRun.ON_PATCH: _twinned(TestOutcome.PASSED, TestOutcome.FAILED)}
+    assert not twinned_catch_run(CatchRun.GOLD_AGAIN, honest)
+    assert not judge_catch(honest, ["t::a"]).holds

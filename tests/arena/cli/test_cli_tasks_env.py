@@ -164,6 +164,15 @@ def test_build_env_with_jobs_estimates_first_then_builds_in_parallel_keeping_the
     )
     assert "disk estimate: nothing to build" in again.stderr  # built, or failed before
 
+    # as JSON: the failures' whole reasons as plain text (a trial reads them, never a table)
+    listed = run_arena_building(
+        ["tasks", "build-env", "--tasks", str(tasks), "--only", "bad-1", "--json"], settings
+    )
+    assert listed.returncode == 2, listed.stdout + listed.stderr
+    (row,) = json.loads(listed.stdout)
+    assert row["task"] == "bad-1" and row["failed"] and "cannot-install-marker" in row["error"]
+    assert "│" not in row["error"]
+
 
 def _other(make_repo: MakeRepo) -> tuple[str, str, Pipeline]:
     repo, commit = make_repo({**PYTHON_FILES, "README.md": "another\n"})

@@ -1,0 +1,173 @@
+"""Twin tripwires: must-fail copies of the tests the code under test has never seen.
+
+The request names the diffs holding such tests (`CIRequest.unseen_tests`: the gold tests in
+the `base + P' + gold tests` run, the reviewer's in `base + P' + T`) and a seed choosing the
+twins. Each language that can make twins (`TwinForm` on its tripwire form) copies a few of
+those tests with one expected value changed, beside the originals (see
+`ci_runner.tripwires.python_twins`). A test and its twin cannot both pass on any code, so a
+report saying they did was rewritten by the code under test; the runner only reads them
+(`CIResult.twins`), and the caller judges, once a run of the gold side with the same seed
+showed the same twins failing beside their passing tests (a test sharing state with its
+twin could make both pass on any code). A twin failing is the honest outcome and changes
+nothing: its id leaves the results, and the last step's non-zero exit is then the runner's
+own when the twins (and the must-fail tripwires) are all that failed. A twin that passes
+while its original fails says only that the code computes the twin's value: honest code
+may.
+
+Twins are planted only where a failing test changes nothing else the job runs (the same rule
+as for the generic must-fail tripwire), and only from lines the unseen diff adds, as they
+apply to the tree that runs (a hunk that landed elsewhere gives none).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ci_runner.errors import PatchError
+from ci_runner.patches import parse_diff
+from ci_runner.tripwires.sites import plain_file
+from ci_runner.types import TestOutcome, TwinResult
+
+MAX_FILE_BYTES = 512 * 1024  # a test file larger than this gets no twins
+MAX_TWINS = 3  # per run: each pair a forger must tell apart halves its chance
+
+
+@dataclass(frozen=True)
+class Twin:
+    """One twin planted: the file it and its test are in, the scope (a class) and both names."""
+
+    language: str
+    path: str
+    scope: str | None
+    original: str
+    twin: str
+
+
+class TwinMaker(Protocol):
+    """The file's text with twins of tests on `added` lines, and (scope, original, twin)
+    for each; at most `limit` of them."""
+
+    def __call__(
+        self, text: str, added: set[int], rng: random.Random, limit: int
+    ) -> tuple[str, list[tuple[str | None, str, str]]]: ...
+
+
+class OriginalOf(Protocol):
+    """The id of the twin's original test when `test_id` is one of the twin's ids (the same
+    parameters), else None."""
+
+    def __call__(self, twin: Twin, test_id: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class TwinForm:
+    """How one language makes twins and reads their ids."""
+
+    suffixes: tuple[str, ...]  # the test files it makes twins in
+    make: TwinMaker
+    original_of: OriginalOf
+
+
+def added_lines(diffs: Iterable[str]) -> dict[str, dict[int, str]]:
+    """Per path, the lines the diffs add: new-side line number to the line's text."""
+    found: dict[str, dict[int, str]] = {}
+    for index, text in enumerate(diffs):
+        try:
+            diff = parse_diff(text, index)
+        except PatchError:
+            continue
+        for patch in diff:
+            if patch is None or patch.delta.is_binary:
+                continue
+            lines = found.setdefault(patch.delta.new_file.path, {})
+            for hunk in patch.hunks:
+                for line in hunk.lines:
+                    if line.origin == "+" and line.new_lineno > 0:
+                        lines[line.new_lineno] = line.content.rstrip("\r\n")
+    return found
+
+
+def plant_twins(
+    root: Path,
+    forms: Mapping[str, TwinForm],
+    unseen: Iterable[str],
+    rng: random.Random,
+    limit: int,
+) -> tuple[tuple[Twin, ...], dict[str, bytes]]:
+    """The twins of the unseen diffs' tests in the tree at `root`, and the files' new text."""
+    twins: list[Twin] = []
+    files: dict[str, bytes] = {}
+    added = added_lines(unseen)
+    paths = sorted(added)
+    rng.shuffle(paths)
+    for path in paths:
+        language = next((n for n, f in forms.items() if path.endswith(f.suffixes)), None)
+        full = root / path
+        if language is None or len(twins) >= limit or not plain_file(root, full):
+            continue
+        data = full.read_bytes()
+        if len(data) > MAX_FILE_BYTES:
+            continue
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            continue
+        current = text.splitlines()
+        lines = {
+            n
+            for n, content in added[path].items()
+            if n <= len(current) and current[n - 1].rstrip("\r") == content
+        }
+        changed, made = forms[language].make(text, lines, rng, limit - len(twins))
+        if made:
+            files[path] = changed.encode()
+            twins += [Twin(language, path, scope, o, t) for scope, o, t in made]
+    return tuple(twins), files
+
+
+def _original_of(forms: Mapping[str, TwinForm], twins: Iterable[Twin], test_id: str) -> str | None:
+    for twin in twins:
+        form = forms.get(twin.language)
+        if form is not None and (original := form.original_of(twin, test_id)) is not None:
+            return original
+    return None
+
+
+def read_twins(
+    forms: Mapping[str, TwinForm],
+    twins: tuple[Twin, ...],
+    tests: Mapping[str, TestOutcome],
+) -> tuple[dict[str, TestOutcome], tuple[TwinResult, ...]]:
+    """The results without the twins' ids, and each twin id with its original's outcome."""
+    if not twins:
+        return dict(tests), ()
+    kept: dict[str, TestOutcome] = {}
+    found: list[TwinResult] = []
+    for test_id, outcome in tests.items():
+        original = _original_of(forms, twins, test_id)
+        if original is None:
+            kept[test_id] = outcome
+        else:
+            found.append(
+                TwinResult(
+                    test=original, twin=test_id, outcome=tests.get(original), twin_outcome=outcome
+                )
+            )
+    return kept, tuple(found)
+
+
+def twin_ids(
+    forms: Mapping[str, TwinForm], twins: tuple[Twin, ...], ids: Iterable[str]
+) -> set[str]:
+    """Which of `ids` are twins'."""
+    return {t for t in ids if _original_of(forms, twins, t) is not None}
+
+
+def module_stem(path: str) -> str:
+    """`tests/test_dates.py` -> `test_dates`."""
+    return posixpath.splitext(posixpath.basename(path))[0]
