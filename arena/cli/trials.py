@@ -230,6 +230,12 @@ def trial(
             help="keep the lines this seed already tried (in trials.jsonl) and go on from there"
         ),
     ] = False,
+    retry_capped: Annotated[
+        bool,
+        typer.Option(
+            help="with --resume, try again the lines the time cap stopped (give a larger --cap)"
+        ),
+    ] = False,
 ) -> None:
     """Run a seeded random sample of each file's lines through import, environment build,
     validation and a match of oracle against null, one line at a time; print and keep (in the
@@ -238,7 +244,8 @@ def trial(
 
     A trial stopped in the middle (Ctrl-C, a reboot, no Docker engine answering when a line
     needs one) goes on with `--resume`: a line already tried with the same seed is counted as
-    it was kept, never run again."""
+    it was kept, never run again, except, with `--retry-capped`, one the cap stopped (what it
+    built and validated is kept, so a larger cap takes it on from there)."""
     settings = CISettings()
     cache_dir = settings.cache_dir
     records: list[TrialRecord] = []
@@ -260,7 +267,10 @@ def trial(
                     if taken == count:
                         break
                     progress.update(bar, description=f"{path.name}: {sampled.instance_id}")
-                    if (kept := done.get((sampled.source_file, sampled.instance_id))) is not None:
+                    kept = done.get((sampled.source_file, sampled.instance_id))
+                    if kept is not None and retry_capped and kept.category == TIME_CAP:
+                        kept = None
+                    if kept is not None:
                         taken += 1
                         records.append(kept)
                         progress.advance(bar)

@@ -16,6 +16,7 @@ from arena.tasks.trials import (
     TrialRecord,
     TrialStage,
     fault_of,
+    keep_trial,
     ranked_lines,
     read_trials,
     summarize,
@@ -222,6 +223,26 @@ def test_a_resumed_trial_counts_the_lines_it_tried_and_runs_only_the_rest(tmp_pa
     )
     assert other_seed.returncode == 0, other_seed.stderr
     assert ": refused" in other_seed.stderr  # another seed's lines are tried anew
+
+
+def test_a_resumed_trial_tries_again_the_lines_the_cap_stopped_when_asked(tmp_path: Path) -> None:
+    lines = [_line(f"octo__calc-{n}", "octo/calc", patch="x", test_patch="x") for n in range(3)]
+    dataset = _dataset(tmp_path, lines)
+    cache = tmp_path / "cache"
+    args = ["tasks", "trial", str(dataset), "--count", "3", "--seed", "7"]
+    assert run_arena(args, ARENA_CACHE_DIR=str(cache)).returncode == 0
+    tried = read_trials(trials_path(cache))
+    capped = tried[0].model_copy(update={"category": "time cap reached", "reason": "cap"})
+    keep_trial(trials_path(cache), capped)
+
+    kept_as_is = run_arena([*args, "--resume"], ARENA_CACHE_DIR=str(cache))
+    assert f"{capped.instance_id}: refused" not in kept_as_is.stderr
+    again = run_arena([*args, "--resume", "--retry-capped"], ARENA_CACHE_DIR=str(cache))
+    assert again.returncode == 0, again.stderr
+    assert f"{capped.instance_id}: refused" in again.stderr
+    assert sum(": refused" in line for line in again.stderr.splitlines()) == 1  # only it
+    (retried,) = [r for r in read_trials(trials_path(cache)) if r.instance_id == capped.instance_id]
+    assert retried.category == "dataset line inconsistent"
 
 
 def test_without_a_docker_engine_the_trial_stops_at_the_first_line_that_needs_one(
