@@ -25,6 +25,7 @@ from arena.protocol import (
     RoundFacts,
     Winner,
     confirm_correct,
+    guarded_run,
     judge_catch,
     judge_patch,
     judge_tests,
@@ -61,6 +62,9 @@ class RoundRecord(BaseModel):
     reasons: dict[str, str]
     winner: Winner
     rules_version: str | None = None  # None: judged before verdicts carried one
+    # whether a tripwire that must fail (or a twin) guarded the round's run of the patch with
+    # the gold tests (the task's validation says, when the patch had no run); None: unknown
+    guarded: bool | None = None
 
     @property
     def winner_model(self) -> str | None:
@@ -79,6 +83,7 @@ class RoundRecord(BaseModel):
             "winner_model": self.winner_model,
             "reasons": self.reasons,
             "rules_version": self.rules_version,
+            "guarded": self.guarded,
         }
 
 
@@ -110,6 +115,7 @@ class MatchRecord(BaseModel):
             "duration_s": round(self.duration_s, 3),
             "ci_seconds": round(sum(c.duration_s for r in self.rounds for c in r.runs.values()), 3),
             "rules_version": max((r.rules_version or "" for r in self.rounds), default="") or None,
+            "unguarded": any(r.guarded is False for r in self.rounds),
             "rounds": [r.summary() for r in self.rounds],
         }
 
@@ -444,6 +450,7 @@ class Arena:
             },
             winner=round_winner(facts),
             rules_version=RULES_VERSION,
+            guarded=guarded_run(on_gold_tests, prepared.validation),
         )
 
     def _round_with_retries(

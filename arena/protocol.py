@@ -135,6 +135,15 @@ def twin_forgery(result: CIResult, vouched: Mapping[str, str]) -> str | None:
     return "; ".join(reasons) + ": the code under test rewrote the results"
 
 
+def guarded_run(on_gold_tests: CIResult | None, validation: Validation) -> bool | None:
+    """Whether a tripwire that must fail, or a twin, guarded the run of the patch with the
+    gold tests: without one, code rewriting every result is seen only by tripwires that must
+    pass (the task is unguarded). Without a run, the task's validation says."""
+    if on_gold_tests is None or on_gold_tests.patch_error is not None:
+        return validation.guarded
+    return bool(on_gold_tests.twins) or any(s.failing_planted for s in on_gold_tests.tripwires)
+
+
 def tripwire_note(result: CIResult) -> str:
     """What the run's tripwires showed, in a few words, for the evidence."""
     if not result.tripwires:

@@ -304,6 +304,8 @@ def _result_line(row: dict[str, Any]) -> str:
         line.update(ci_seconds=round(float(row["ci_seconds"]), 3))
     if row["rules_version"] is not None:  # the rules its rounds were judged under
         line.update(rules_version=row["rules_version"])
+    if row["unguarded"]:  # a run of a patch carried no tripwire that must fail
+        line.update(unguarded=True)
     line.update(
         match=row["id"],
         tournament=row["tournament_id"],

@@ -125,7 +125,8 @@ def _validation_state(task: Task) -> str:
     if v.fingerprint is not None and v.fingerprint != task.fingerprint():
         return "stale (task changed)"
     if v.valid:
-        return f"[green]valid[/] ({len(v.fail_to_pass)} FAIL_TO_PASS)"
+        unguarded = ", unguarded" if v.guarded is False else ""
+        return f"[green]valid[/] ({len(v.fail_to_pass)} FAIL_TO_PASS{unguarded})"
     return f"[red]invalid[/]: {escape(v.reason or '')}"
 
 

@@ -146,7 +146,8 @@ def build_board(
                 else max(prior[s.model] - (s.ci_high - s.ci_low), 0.0),
             )
         )
-    return Board(tuple(rows), (*fit.warnings, *mixed_rules(ordered)), len(matches))
+    warnings = (*fit.warnings, *mixed_rules(ordered), *unguarded_tasks(ordered))
+    return Board(tuple(rows), warnings, len(matches))
 
 
 UNVERSIONED = "none (judged before verdicts carried a rules version)"
@@ -160,6 +161,21 @@ def mixed_rules(matches: Sequence[MatchResult]) -> tuple[str, ...]:
         return ()
     shown = ", ".join(f"{v} ({n} matches)" for v, n in sorted(versions.items()))
     return (f"this board mixes matches judged under different rules versions: {shown}",)
+
+
+def unguarded_tasks(matches: Sequence[MatchResult]) -> tuple[str, ...]:
+    """A warning naming the board's unguarded tasks: those whose runs of a patch carried no
+    tripwire that must fail (C++ today; a pipeline that stops at its first failure), so a
+    patch rewriting every result there is seen only by the tripwires that must pass."""
+    tasks = sorted({m.task for m in matches if m.unguarded})
+    if not tasks:
+        return ()
+    shown = ", ".join(tasks[:8]) + (f" and {len(tasks) - 8} more" if len(tasks) > 8 else "")
+    every = len({m.task for m in matches})
+    return (
+        f"{len(tasks)} of this board's {every} tasks are unguarded (no tripwire that must fail "
+        f"could be planted in their runs): {shown}",
+    )
 
 
 def is_provisional(matches: int) -> bool:

@@ -64,6 +64,7 @@ class MatchResult:
     answers: tuple[AnswerUsage, ...] = ()
     ci_seconds: float | None = None  # its CI runs' time; None where not recorded
     rules_version: str | None = None  # the protocol's rules it was judged under; None: unknown
+    unguarded: bool = False  # a round's run of a patch carried no tripwire that must fail
 
     def __post_init__(self) -> None:
         if self.a == self.b:

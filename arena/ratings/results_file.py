@@ -124,9 +124,17 @@ def _match(record: dict[str, Any]) -> tuple[MatchResult, list[str]]:
             match_id=match_id,
             ci_seconds=None if ci_seconds is None else float(ci_seconds),
             rules_version=_optional_text(record, "rules_version"),
+            unguarded=_flag(record, "unguarded"),
         ),
         errors,
     )
+
+
+def _flag(record: dict[str, Any], key: str) -> bool:
+    value = record.get(key, False)
+    if not isinstance(value, bool):
+        raise _BadLine(f"{key}: must be true or false")
+    return value
 
 
 def _optional_text(record: dict[str, Any], key: str) -> str | None:

@@ -57,6 +57,7 @@ def iter_results(pool: Pool, tournament_id: int | None, batch: int = 2000) -> It
             "   FROM rounds rc, jsonb_each(rc.record->'runs') AS run"
             "   WHERE rc.match_id = m.id AND rc.record IS NOT NULL) AS ci_seconds,"
             "  max(r.record->>'rules_version') AS rules_version,"
+            "  coalesce(bool_or(r.record->>'guarded' = 'false'), false) AS unguarded,"
             "  array_agg(json_build_object('submitter', r.submitter,"
             "    'reviewer', r.reviewer, 'winner', r.winner,"
             "    'patch_applies', r.record->'patch_applies',"
@@ -88,6 +89,7 @@ def rated_matches(
             "   FROM rounds rc, jsonb_each(rc.record->'runs') AS run"
             "   WHERE rc.match_id = m.id AND rc.record IS NOT NULL) AS ci_seconds,"
             "  max(r.record->>'rules_version') AS rules_version,"
+            "  coalesce(bool_or(r.record->>'guarded' = 'false'), false) AS unguarded,"
             "  array_agg(json_build_object('submitter', r.submitter, 'reviewer', r.reviewer,"
             "    'winner', r.winner,"
             "    'patch_applies', (r.record->>'patch_applies')::boolean,"
@@ -142,6 +144,7 @@ def _match_result(row: Mapping[str, Any]) -> MatchResult:
         answers=answers,
         ci_seconds=None if row["ci_seconds"] is None else float(row["ci_seconds"]),
         rules_version=row["rules_version"],
+        unguarded=bool(row["unguarded"]),
     )
 
 

@@ -154,6 +154,10 @@ class Validation(BaseModel):
     # how its report spells each site's test ids (ci_runner.tripwires); None: validated before
     # tripwires existed
     tripwire_sites: dict[str, str] | None = None
+    # whether its runs of `base + gold + gold tests` carried a tripwire that must fail (where
+    # one may, twins of the unseen tests go too): False marks the task unguarded, its runs
+    # checked only for tripwires that must pass; None: validated before this was recorded
+    guarded: bool | None = None
     fingerprint: str | None = None  # of the task it was computed for
 
 

@@ -112,6 +112,7 @@ def judge_validation(
         broken=tuple(sorted(failing_after & (failing_before | (set(new) - set(old))))),
         pass_to_pass=tuple(sorted(passing_after & passing_before)),
         tripwire_sites=tripwire_sites(after),
+        guarded=any(site.failing_planted for result in after for site in result.tripwires),
     )
     regressions = passing_before & failing_after
     if regressions:

@@ -240,6 +240,8 @@ def test_play_prints_the_documented_json(ci_settings: CISettings, images: dict[s
     # the rules it was judged under, with the match and each round
     assert result["rules_version"] == RULES_VERSION
     assert {r["rules_version"] for r in result["rounds"]} == {RULES_VERSION}
+    # a Go task's runs of a patch carry a tripwire that must fail: guarded
+    assert result["unguarded"] is False and {r["guarded"] for r in result["rounds"]} == {True}
 
 
 @pytest.mark.docker  # its CLI run asks the engine

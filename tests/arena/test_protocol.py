@@ -14,6 +14,7 @@ from arena.protocol import (
     RoundFacts,
     Winner,
     confirm_correct,
+    guarded_run,
     judge_catch,
     judge_patch,
     judge_tests,
@@ -445,6 +446,20 @@ def test_validation_records_the_sites_every_run_with_the_gold_tests_showed() -> 
     ]
     validation = judge_validation(before, after)
     assert validation.valid and validation.tripwire_sites == {"python a": "a."}
+    assert validation.guarded is False  # no tripwire that must fail went in: unguarded
+    failing = TripwireSite(site="python a", prefix="a.", passing=P, failing=F, failing_planted=True)
+    guarded = [r.model_copy(update={"tripwires": (failing,)}) for r in after]
+    assert judge_validation(before, guarded).guarded is True
+
+
+def test_a_round_is_guarded_by_a_tripwire_that_must_fail_or_by_twins() -> None:
+    validation = Validation(valid=True, fail_to_pass=("t::a",), guarded=False)
+    assert guarded_run(None, validation) is False  # no run of a patch: the task says
+    plain = ci({"t::a": P})
+    assert guarded_run(plain, validation) is False
+    failing = TripwireSite(site="python a", prefix="a.", passing=P, failing=F, failing_planted=True)
+    assert guarded_run(plain.model_copy(update={"tripwires": (failing,)}), validation) is True
+    assert guarded_run(_twinned(P, F), validation) is True
 
 
 def test_a_patch_is_correct_only_when_a_second_independent_run_agrees() -> None:

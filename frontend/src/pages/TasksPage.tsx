@@ -16,7 +16,7 @@ import { legCounts, legOutcome, type Leg } from "../lib/legs";
 
 const VALIDITY = ["valid", "invalid", "unvalidated"] as const;
 
-type Validation = { valid?: boolean; reason?: string | null; fail_to_pass?: string[]; pass_to_pass?: string[]; flaky?: string[]; broken?: string[] };
+type Validation = { valid?: boolean; reason?: string | null; fail_to_pass?: string[]; pass_to_pass?: string[]; flaky?: string[]; broken?: string[]; guarded?: boolean | null };
 
 /** How the environment differs from what the job asks: shown wherever the task is, never silent. */
 function Deviation({ notes }: { notes: readonly string[] }) {
@@ -81,6 +81,12 @@ function TaskDetails({ id }: { id: string }) {
           <div className="task-detail">
             <p>{t.validated_at ? `Validated ${when(t.validated_at)}` : "Not validated yet: no test counts."}</p>
             {v.reason && <p className={v.valid ? undefined : "validity-invalid"}>{v.valid ? "Note" : "Invalid"}: {v.reason}</p>}
+            {v.guarded === false && (
+              <p className="unguarded">
+                Unguarded: no tripwire test that must fail can be planted in its runs, so a patch
+                rewriting every test result is caught only by the tripwires that must pass.
+              </p>
+            )}
             <dl className="facts-list">
               {t.filed_language ? <><dt>Language</dt><dd>filed as {t.filed_language}, runs as {t.language} (the language of its gold tests and patch)</dd></> : null}
               <dt>Chosen leg</dt><dd className="mono">{t.ci_job ?? "– (its own pipeline steps)"}</dd>

@@ -411,3 +411,18 @@ def test_the_rules_version_travels_through_a_results_file() -> None:
     assert not parsed.errors and parsed.matches[0].rules_version == "2026-12-06"
     bad = parse_results_lines([json.dumps({**json.loads(line), "rules_version": 7})])
     assert bad.errors and "rules_version" in bad.errors[0]
+
+
+def test_a_board_names_its_unguarded_tasks_and_results_files_carry_them() -> None:
+    judged = [
+        MatchResult("t1", "a", "b", "a"),
+        MatchResult("cpp1", "b", "a", "a", unguarded=True),
+        MatchResult("cpp1", "a", "b", "tie", unguarded=True),
+    ]
+    (warning,) = [w for w in build_board(judged, bootstrap=50).warnings if "unguarded" in w]
+    assert warning.startswith("1 of this board's 2 tasks are unguarded") and "cpp1" in warning
+    assert not [w for w in build_board(judged[:1], bootstrap=50).warnings if "unguarded" in w]
+    line = json.dumps({"task": "t", "a": "a", "b": "b", "winner": "a", "unguarded": True})
+    assert parse_results_lines([line]).matches[0].unguarded
+    bad = parse_results_lines([json.dumps({**json.loads(line), "unguarded": "yes"})])
+    assert bad.errors and "unguarded" in bad.errors[0]
