@@ -81,6 +81,9 @@ STALE = "validation stale (task changed)"
 NO_GOLD_PATCH = "no gold patch"
 DO_NOT_APPLY = "gold patch or tests do not apply"
 NO_TEST_RAN = "no test ran"
+# finer kinds of "no test ran", by what the steps did
+NO_REPORT = "tests ran, no report Arena reads"  # every step ended well; nothing read of it
+COMMAND_MISSING = "a CI step's command is missing"  # exit 127: not in the environment
 BREAKS_TESTS = "gold patch breaks passing tests"
 NOT_FAILING = "gold tests do not fail without the fix"
 OTHER_INVALID = "invalid (other reason)"
@@ -148,7 +151,24 @@ def categorize(reason: str, *, validation: bool = False) -> str:
         lowered = text.lower()
         return next((c for word, c in _UNSUPPORTED if word in lowered), NO_TEST_JOB)
     category = next((c for pattern, c in _VERDICTS if pattern.search(text)), OTHER_INVALID)
+    if category == NO_TEST_RAN:
+        return _no_test_category(text)
     return _environment_category(text) if category == ENV_FAILED else category
+
+
+_COMMAND_MISSING = re.compile(r"failed with exit code 127\b")
+_UNREAD_REPORT = re.compile(r"\((?:error: )?the \S+ report (?:is empty|names no tests)\)")
+
+
+def _no_test_category(reason: str) -> str:
+    """Why the run of `base + gold patch` ran no test, as far as its reason tells: a step's
+    command not found (exit 127), or steps that all ended well with nothing Arena can read
+    (a harness of the project's own that writes no report and prints no test lines)."""
+    if _COMMAND_MISSING.search(reason):
+        return COMMAND_MISSING
+    if _UNREAD_REPORT.search(reason):
+        return NO_REPORT
+    return NO_TEST_RAN
 
 
 @dataclass(frozen=True)

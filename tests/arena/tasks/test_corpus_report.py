@@ -189,6 +189,14 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
         "gold patch or tests do not apply"
     )
     assert categorize("base + gold patch ran no test (failed: boom)", **v) == "no test ran"
+    # as real runs said it (zeux/meshoptimizer's own harness, swig's install script offline)
+    harness = "base + gold patch ran no test (error: the ctest report names no tests) (on ...)"
+    assert categorize(harness, **v) == "tests ran, no report Arena reads"
+    missing = (
+        "base + gold patch ran no test (failed: step 'Install Dependencies' failed with exit "
+        "code 127; report step 'Clean' did not run)"
+    )
+    assert categorize(missing, **v) == "a CI step's command is missing"
     assert categorize("the gold patch breaks tests that passed without it: a", **v) == (
         "gold patch breaks passing tests"
     )
