@@ -1,7 +1,9 @@
 """`arena ci`: run a task's pipeline in the sandbox, build the CI images, sweep orphans.
 
-The runner, the Docker client and the settings machinery are imported by the commands that
-use them: every `arena` command loads this module, and most never start a sandbox.
+Each command imports what it uses when it runs: the runner, the Docker client and the
+settings machinery; tasks (their schema brings the workflow readers) for `run` alone; the
+tables for `run` without `--json` alone. `arena ci run` is timed against a bare `docker run`
+(bench/ci_overhead.py), and `./dev setup` starts `arena ci images` and `arena ci sweep`.
 """
 
 from __future__ import annotations
@@ -10,19 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.status import Status
 
 from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
-from arena.cli.render import render_ci_result
-from arena.tasks import Task, load_task_file
-from ci_runner import CIRequest, CIResult, StepResult
 from ci_runner.diff_text import MAX_DIFF_BYTES
 from ci_runner.languages import LANGUAGES
 
 if TYPE_CHECKING:
-    from ci_runner import CISettings
+    from rich.status import Status
+
+    from arena.tasks import Task
+    from ci_runner import CIResult, CISettings, StepResult
 
 app = typer.Typer(no_args_is_help=True, help="Sandboxed CI runs.")
 
@@ -48,7 +48,7 @@ def run_task_ci(task: Task, diffs: tuple[str, ...], settings: CISettings) -> CIR
     """Run the task's pipeline on its base commit plus `diffs`, with live status on stderr."""
     from arena.ci import environment_spec
     from arena.tasks.pipelines import with_pipeline
-    from ci_runner import CIRunner
+    from ci_runner import CIRequest, CIRunner
     from ci_runner.environments import EnvironmentBuilder
     from ci_runner.images import ImageBuilder
     from ci_runner.workspace import Workspaces
@@ -89,6 +89,7 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="print the CIResult as JSON")] = False,
 ) -> None:
     """Apply the diffs in order to the task's base commit and run its pipeline."""
+    from arena.tasks import load_task_file
     from ci_runner import CISettings
 
     with exit_on_errors():
@@ -98,6 +99,10 @@ def run(
     if as_json:
         print(result.model_dump_json(indent=2))
     else:
+        from rich.console import Console
+
+        from arena.cli.render import render_ci_result
+
         render_ci_result(Console(), result)
         for note in result.fuzz:
             stderr.print(f"[yellow]applied inexactly:[/] {escape(note)}", highlight=False)
