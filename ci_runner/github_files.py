@@ -78,7 +78,10 @@ _arena_consume "${{GITHUB_PATH:-}}" {EARLIER_PATH}
 
 def with_earlier_steps(run: str, own_env: Collection[str]) -> str:
     """`run` preceded by the bash that gives it what earlier steps wrote to their environment
-    files; `own_env` are the step's own `env:` names, which the files do not override."""
+    files; `own_env` are the step's own `env:` names, which the files do not override.
+
+    That bash is one `eval` put on the run's own first line, so bash's `line N:` in an error
+    message still counts the step's lines."""
     own = " ".join(sorted(own_env))
     apply = "\n".join(
         f"if [ -f {path} ]; then {reader} {path}; fi"
@@ -89,12 +92,17 @@ def with_earlier_steps(run: str, own_env: Collection[str]) -> str:
             (EARLIER_PATH, "_arena_path_file"),
         )
     )
-    return (
-        'if [ -n "${GITHUB_ENV:-}${GITHUB_PATH:-}" ]; then\n'
+    prelude = (
         f"_arena_own={shlex.quote(own)}\n{_READ_ENV_FILE}{_CONSUME}{apply}\n"
         "unset -f _arena_env_file _arena_path_file _arena_consume; unset _arena_own\n"
-        f"fi\n{run}"
     )
+    return f'[ -z "${{GITHUB_ENV:-}}${{GITHUB_PATH:-}}" ] || eval -- {_one_line(prelude)}; {run}'
+
+
+def _one_line(text: str) -> str:
+    """`text` as one bash word on one line: ANSI-C quoting, its newlines escaped."""
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\r", "\\r")
+    return "$'" + escaped.replace("\n", "\\n") + "'"
 
 
 def keep_for_runs() -> str:

@@ -98,3 +98,15 @@ def test_a_pipeline_without_the_files_runs_its_steps_unchanged(tmp_path: Path) -
     del job.env["GITHUB_ENV"], job.env["GITHUB_PATH"]
     assert job.step("echo plain; exit 0") == "plain\n"
     assert not list(tmp_path.iterdir())
+
+
+def test_bash_still_counts_the_steps_own_lines_in_its_errors(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    job.step('echo "A=1" >> "$GITHUB_ENV"')
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+         with_earlier_steps('echo "$A"\nno_such_command_here', {})],
+        env=job.env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.stdout == "1\n"
+    assert "line 2: no_such_command_here: command not found" in done.stderr
