@@ -133,11 +133,14 @@ def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None
     removed: list[str] = []
     host = socket.gethostname()
     running = {str(c.id) for c in client.containers.list(sparse=True)}
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        if _abandoned(container.labels, host, max_age_s, running):
+    # the engine's listing as it is (no inspect per container: one removed meanwhile, by its
+    # owner or another sweep, made the whole sweep fail with a 404)
+    for container in client.api.containers(all=True, filters={"label": LABEL}):
+        if _abandoned(dict(container.get("Labels") or {}), host, max_age_s, running):
             try:
-                container.remove(force=True, v=True)
-                removed.append(str(container.name))
+                client.api.remove_container(container["Id"], force=True, v=True)
+                names = container.get("Names") or [container["Id"][:12]]
+                removed.append(str(names[0]).lstrip("/"))
             except docker.errors.NotFound:
                 pass
     for volume in client.api.volumes(filters={"label": LABEL}).get("Volumes") or []:
