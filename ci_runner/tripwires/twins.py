@@ -110,7 +110,10 @@ def plant_twins(
         full = root / path
         if language is None or len(twins) >= limit or not plain_file(root, full):
             continue
-        data = full.read_bytes()
+        try:
+            data = full.read_bytes()
+        except OSError:
+            continue
         if len(data) > MAX_FILE_BYTES:
             continue
         try:
@@ -123,7 +126,10 @@ def plant_twins(
             for n, content in added[path].items()
             if n <= len(current) and current[n - 1].rstrip("\r") == content
         }
-        changed, made = forms[language].make(text, lines, rng, limit - len(twins))
+        try:
+            changed, made = forms[language].make(text, lines, rng, limit - len(twins))
+        except (ValueError, RecursionError, SyntaxError):  # a twin Arena could not make:
+            continue  # the file goes without (never a fault of the code under test)
         if made:
             files[path] = changed.encode()
             twins += [Twin(language, path, scope, o, t) for scope, o, t in made]
