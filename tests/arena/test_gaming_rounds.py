@@ -24,6 +24,7 @@ from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
 from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
+from tests.diffs import new_file
 
 pytestmark = pytest.mark.docker
 
@@ -66,15 +67,6 @@ def arena(runner: CIRunner, ci_settings: CISettings, images: dict[str, str]) -> 
 @pytest.fixture(scope="module")
 def demo(ci_settings: CISettings) -> dict[str, Task]:
     return {t.instance_id: t for t in demo_tasks(ci_settings.cache_dir / "demo-repos")}
-
-
-def new_file(path: str, text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    body = "".join(f"+{line}" for line in lines)
-    return (
-        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-        f"@@ -0,0 +1,{len(lines)} @@\n{body}"
-    )
 
 
 PASSING_HOOK = (

@@ -17,6 +17,7 @@ from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus, TestOutcome
 from ci_runner.tripwires import expected_sites, missing
 from tests.arena.test_ownership_rounds import DEMO, demo_edit
+from tests.diffs import new_file
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_containers_left")]
 
@@ -45,15 +46,6 @@ def run(runner: CIRunner, images: dict[str, str], demo: dict[str, Task]) -> Run:
         return runner.run(request)
 
     return run
-
-
-def new_file(path: str, text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    body = "".join(f"+{line}" for line in lines)
-    return (
-        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-        f"@@ -0,0 +1,{len(lines)} @@\n{body}"
-    )
 
 
 def appended(task: str, path: str, code: str, *replacements: tuple[str, str]) -> str:
