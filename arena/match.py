@@ -179,7 +179,7 @@ class PreparedTask:
     contexts: dict[Role, TaskContext]
     twins: Twins | None = None  # planted in the submitter's runs with the gold tests
     twin_ids: Mapping[str, str] = field(default_factory=dict)  # twin id: its original's id
-    twins_why_not: str | None = None  # why none are planted, for the evidence
+    twins_why_not: str | None = None  # why none are planted (kept for who inspects it)
     # drawn once a match: the reviewer's twins of each round are chosen from it
     twin_secret: int = field(default_factory=lambda: secrets.randbits(62))
 
@@ -375,9 +375,9 @@ class Arena:
             again = run(
                 "patch_with_gold_tests_again", with_gold_tests, PATCH_REPLICAS[1], prepared.twins
             )
-            second = judge_patch(again, prepared.validation, prepared.tripwires, prepared.twin_ids)[
-                1
-            ]
+            _, second = judge_patch(
+                again, prepared.validation, prepared.tripwires, prepared.twin_ids
+            )
             correct = confirm_correct(correct, second)
         if scoped is not None and scoped.dropped:
             correct = Judgement(correct.holds, f"{correct.reason}; {scoped.summary()}")

@@ -71,9 +71,9 @@ def forgery(
     twins: Mapping[str, str] = NO_TWINS,
 ) -> str | None:
     """Why the run's results are not the test runner's, or None: the runner's own verdict
-    (a report contradicting the runner, a failing tripwire passed, a test and its twin both
-    passed), a tripwire that must pass missing at one of `tripwires`, the sites the
-    reference run reports, or a twin the gold side reports (`twins`) left out."""
+    (a report contradicting the runner, a failing tripwire passed), a tripwire that must
+    pass missing at one of `tripwires`, the sites the reference run reports, or one of
+    `twins`, those the gold side vouched for, passing with its test or left out."""
     checks = (result.forged, missing(result, tripwires), twin_forgery(result, twins))
     reasons = [r for r in checks if r]
     return "; ".join(reasons) or None

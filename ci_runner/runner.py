@@ -199,11 +199,11 @@ class CIRunner:
                 runner_summary((s.log, s.truncated) for s in steps if not s.skipped), counted
             )
         )
-        steps = tripwire_exits(steps, tests, planting)
-        tests, seen = read_tripwires(planting, tests)
         # a test and its twin both passing is judged by the caller, once the gold side vouched
         # for the twins (arena.protocol.twin_check): here they are only read
         tests, twins = read_twins(twin_forms(), planting.twins, tests)
+        steps = tripwire_exits(steps, tests, planting, twins)
+        tests, seen = read_tripwires(planting, tests)
         forged = "; ".join(r for r in (distrust, tampered(seen), unwritten) if r) or None
         status, error = overall_status(steps, tests, report_error, limits, forged, stopped_after)
         return CIResult(

@@ -225,7 +225,7 @@ PROFILE = LanguageProfile(
         plant=_plant,
         may_fail=_may_fail,
         twins=TwinForm(
-            suffixes=(".py",), make=python_twins.make, original_of=python_twins.original_of
+            suffixes=(".py",), make=python_twins.make_twins, original_of=python_twins.original_of
         ),
     ),
 )

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ci_runner.tripwires.twins import MAX_TWINS, Twin, module_stem
+from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, module_stem
 
 _EQUALITY = frozenset(
     {
@@ -45,16 +45,6 @@ _FILLERS = ("case", "value", "result", "basic", "simple", "again", "other", "mor
 
 
 @dataclass(frozen=True)
-class PythonTwin:
-    """One twin: the test it copies and its own name, in `scope` (a class, or None for a
-    module-level test)."""
-
-    scope: str | None
-    original: str
-    twin: str
-
-
-@dataclass(frozen=True)
 class _Edit:
     """Text to put in place of `line:col`..`end_line:end_col` (1-based lines, byte columns)."""
 
@@ -65,35 +55,19 @@ class _Edit:
     text: str
 
 
-def _literal(node: ast.expr) -> bool:
-    """A value written out: a constant, or a list, tuple, set or dict of them."""
-    if isinstance(node, ast.Constant):
-        return _mutable(node)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        return _literal(node.operand)
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return any(_literal(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return any(v is not None and _literal(v) for v in node.values)
-    return False
-
-
 def _mutable(node: ast.Constant) -> bool:
     value = node.value
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return True
     if isinstance(value, float):
         return math.isfinite(value)
-    return isinstance(value, str | bytes)
+    return isinstance(value, int | str | bytes)  # bool is an int
 
 
 def _constants(node: ast.expr) -> Iterator[ast.Constant]:
-    """The constants of a written-out value, in reading order (keys of a dict left alone)."""
+    """The constants of a value written out (a constant, signed or not, or a list, tuple,
+    set or dict of them), in reading order; a dict's keys are left alone."""
     if isinstance(node, ast.Constant) and _mutable(node):
         yield node
-    elif isinstance(node, ast.UnaryOp):
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         yield from _constants(node.operand)
     elif isinstance(node, ast.List | ast.Tuple | ast.Set):
         for element in node.elts:
@@ -101,6 +75,11 @@ def _constants(node: ast.expr) -> Iterator[ast.Constant]:
     elif isinstance(node, ast.Dict):
         for value in node.values:
             yield from _constants(value)
+
+
+def _literal(node: ast.expr) -> bool:
+    """A value written out, with a constant a twin can change."""
+    return next(_constants(node), None) is not None
 
 
 _DECIMAL = re.compile(r"\d+\Z")
@@ -198,10 +177,6 @@ def _end(node: ast.AST) -> tuple[int, int]:
     return end_line, end_col
 
 
-def _line_text(source: Sequence[bytes], line: int) -> bytes:
-    return source[line - 1]
-
-
 def _span(source: Sequence[bytes], node: ast.expr) -> str:
     end_line, end_col = _end(node)
     if node.lineno == end_line:
@@ -210,6 +185,11 @@ def _span(source: Sequence[bytes], node: ast.expr) -> str:
     parts += [source[n - 1] for n in range(node.lineno + 1, end_line)]
     parts.append(source[end_line - 1][:end_col])
     return b"".join(parts).decode()
+
+
+def _lines_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    """The first (its first decorator's) and last line of a function."""
+    return min([function.lineno, *(d.lineno for d in function.decorator_list)]), _end(function)[0]
 
 
 def _runs_whenever_it_passes(body: list[ast.stmt], index: int) -> bool:
@@ -326,7 +306,7 @@ def _words(tree: ast.Module) -> list[str]:
 
 def make_twins(
     text: str, added: set[int], rng: random.Random, limit: int = MAX_TWINS
-) -> tuple[str, list[PythonTwin]]:
+) -> tuple[str, list[MadeTwin]]:
     """The file with twins of up to `limit` of its tests (those whose assertions are on lines
     the diff added, in `added`), and the twins; the file unchanged when none can be made."""
     try:
@@ -346,19 +326,18 @@ def make_twins(
     rng.shuffle(choices)
     chosen = sorted(choices[:limit], key=lambda c: c[1].lineno, reverse=True)
     lines = list(source)
-    twins: list[PythonTwin] = []
+    twins: list[MadeTwin] = []
     for scope, function, taken, edit in chosen:
         name = twin_name(function.name, words, taken, rng)
         taken.add(name)
         copy = _twin_lines(source, function, edit, name)
-        first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
-        end_line, _ = _end(function)
+        first, end_line = _lines_of(function)
         gap = [b"\n"] if scope else [b"\n", b"\n"]  # as black and flake8 space them
         if rng.random() < 0.5:  # before the test, or after it
             lines[first - 1 : first - 1] = [*copy, *gap]
         else:
             lines[end_line:end_line] = [*gap, *copy]
-        twins.append(PythonTwin(scope, function.name, name))
+        twins.append(MadeTwin(scope, function.name, name))
     return b"".join(lines).decode(), twins[::-1]
 
 
@@ -368,8 +347,7 @@ def _twin_lines(
     edit: _Edit,
     name: str,
 ) -> list[bytes]:
-    first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
-    end_line, _ = _end(function)
+    first, end_line = _lines_of(function)
     lines = [bytearray(line) for line in source[first - 1 : end_line]]
     if lines and not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
@@ -393,14 +371,6 @@ def _twin_lines(
     start = where + len(keyword)
     definition[start : start + len(function.name)] = name.encode()
     return [bytes(line) for line in lines]
-
-
-def make(
-    text: str, added: set[int], rng: random.Random, limit: int
-) -> tuple[str, list[tuple[str | None, str, str]]]:
-    """`make_twins` in the shape of `ci_runner.tripwires.twins.TwinMaker`."""
-    changed, twins = make_twins(text, added, rng, limit)
-    return changed, [(t.scope, t.original, t.twin) for t in twins]
 
 
 def original_of(twin: Twin, test_id: str) -> str | None:

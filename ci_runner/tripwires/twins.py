@@ -38,6 +38,16 @@ MAX_TWINS = 3  # per run: each pair a forger must tell apart halves its chance
 
 
 @dataclass(frozen=True)
+class MadeTwin:
+    """A twin a language made in one file: the test it copies and its own name, in `scope`
+    (a class, or None for a module-level test)."""
+
+    scope: str | None
+    original: str
+    twin: str
+
+
+@dataclass(frozen=True)
 class Twin:
     """One twin planted: the file it and its test are in, the scope (a class) and both names."""
 
@@ -49,12 +59,11 @@ class Twin:
 
 
 class TwinMaker(Protocol):
-    """The file's text with twins of tests on `added` lines, and (scope, original, twin)
-    for each; at most `limit` of them."""
+    """The file's text with twins of tests on `added` lines, and the twins; at most `limit`."""
 
     def __call__(
         self, text: str, added: set[int], rng: random.Random, limit: int
-    ) -> tuple[str, list[tuple[str | None, str, str]]]: ...
+    ) -> tuple[str, list[MadeTwin]]: ...
 
 
 class OriginalOf(Protocol):
@@ -132,7 +141,7 @@ def plant_twins(
             continue  # the file goes without (never a fault of the code under test)
         if made:
             files[path] = changed.encode()
-            twins += [Twin(language, path, scope, o, t) for scope, o, t in made]
+            twins += [Twin(language, path, t.scope, t.original, t.twin) for t in made]
     return tuple(twins), files
 
 
@@ -165,13 +174,6 @@ def read_twins(
                 )
             )
     return kept, tuple(found)
-
-
-def twin_ids(
-    forms: Mapping[str, TwinForm], twins: tuple[Twin, ...], ids: Iterable[str]
-) -> set[str]:
-    """Which of `ids` are twins'."""
-    return {t for t in ids if _original_of(forms, twins, t) is not None}
 
 
 def module_stem(path: str) -> str:

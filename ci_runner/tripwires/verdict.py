@@ -26,10 +26,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ci_runner.tripwires.plan import Planting, twin_forms
+from ci_runner.tripwires.plan import Planting
 from ci_runner.tripwires.sites import TOKEN_CHARS, Site
-from ci_runner.tripwires.twins import twin_ids
-from ci_runner.types import CIResult, StepResult, TestOutcome, TripwireSite
+from ci_runner.types import CIResult, StepResult, TestOutcome, TripwireSite, TwinResult
 
 _RUN = re.compile(rf"[a-z0-9]{{{TOKEN_CHARS - 1},}}")
 _FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
@@ -119,11 +118,14 @@ def tampered(sites: tuple[TripwireSite, ...]) -> str | None:
 
 
 def tripwire_exits(
-    steps: tuple[StepResult, ...], tests: Mapping[str, TestOutcome], planting: Planting
+    steps: tuple[StepResult, ...],
+    tests: Mapping[str, TestOutcome],
+    planting: Planting,
+    twins: tuple[TwinResult, ...] = (),
 ) -> tuple[StepResult, ...]:
     """The steps, the last one marked `tripwire_exit` when its non-zero exit is the failing
     tripwires' doing: it ran to its end, and the run's only failing tests are those (the
-    must-fail tripwires and twins)."""
+    must-fail tripwires, and the twins: `tests` without their ids, `twins` as read)."""
     if not steps or not (planting.twins or any(site.failing for site in planting.sites)):
         return steps
     last = steps[-1]
@@ -136,9 +138,9 @@ def tripwire_exits(
         return steps
     index = TripwireIndex(planting)
     failing = [t for t, o in tests.items() if o in _FAILING]
-    twins = twin_ids(twin_forms(), planting.twins, failing)
-    roles = [index.find(t) for t in failing if t not in twins]
-    if not failing or any(r is None or r.role != _FAILING_TEST for r in roles):
+    twins_failing = any(r.twin_outcome in _FAILING for r in twins)
+    roles = [index.find(t) for t in failing]
+    if not (failing or twins_failing) or any(r is None or r.role != _FAILING_TEST for r in roles):
         return steps
     return (*steps[:-1], last.model_copy(update={"tripwire_exit": True}))
 

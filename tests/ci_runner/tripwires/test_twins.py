@@ -16,6 +16,7 @@ from ci_runner.reports import parse_report
 from ci_runner.tripwires import plan, read_twins, tripwire_exits, twin_forms
 from ci_runner.tripwires.python_twins import changed_literal, make_twins, original_of, twin_name
 from ci_runner.tripwires.twins import Twin, added_lines
+from tests.diffs import new_file
 
 P, F = TestOutcome.PASSED, TestOutcome.FAILED
 
@@ -59,15 +60,6 @@ def test_double_expected_to_fail():
 """
 HEAD = "import unittest\n\nimport pytest\n\nfrom lib import double, name\n"
 UNSEEN = HEAD + ADDED
-
-
-def unseen_diff(path: str, text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    body = "".join(f"+{line}" for line in lines)
-    return (
-        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-        f"@@ -0,0 +1,{len(lines)} @@\n{body}"
-    )
 
 
 def all_lines(text: str) -> set[int]:
@@ -171,14 +163,14 @@ PIPELINE = Pipeline.model_validate(
 
 def planted(root: Path, seed: int) -> tuple[dict[str, TestOutcome], CIResult]:
     """The tree's twins planted as a run plants them, pytest run on it, its report read."""
-    diff = unseen_diff("tests/test_new.py", UNSEEN)
+    diff = new_file("tests/test_new.py", UNSEEN)
     planting = plan(root, PIPELINE, (diff,), (0,), seed)
     for relative, data in planting.files.items():
         (root / relative).write_bytes(data)
     tests = pytest_outcomes(root)
     steps = (StepResult(name="test", exit_code=1, duration_s=1.0, log=""),)
-    steps = tripwire_exits(steps, tests, planting)
     kept, twins = read_twins(twin_forms(), planting.twins, tests)
+    steps = tripwire_exits(steps, kept, planting, twins)
     result = CIResult(status=CIStatus.PASSED, steps=steps, tests=kept, twins=twins)
     return tests, result
 
@@ -240,14 +232,14 @@ _reports.TestReport.from_item_and_call = classmethod(_passing)
 
 
 def test_added_lines_are_read_from_the_new_side() -> None:
-    diff = unseen_diff("t.py", "a = 1\nb = 2\n")
+    diff = new_file("t.py", "a = 1\nb = 2\n")
     assert added_lines([diff]) == {"t.py": {1: "a = 1", 2: "b = 2"}}
     assert added_lines(["not a diff"]) == {}
 
 
 def test_without_a_seed_or_an_unseen_diff_nothing_is_twinned(tmp_path: Path) -> None:
     root = project(tmp_path)
-    diff = unseen_diff("tests/test_new.py", UNSEEN)
+    diff = new_file("tests/test_new.py", UNSEEN)
     assert plan(root, PIPELINE, (diff,), (0,), None).twins == ()
     assert plan(root, PIPELINE, (diff,), (), 5).twins == ()
     stops_at_first = PIPELINE.model_copy(
