@@ -21,6 +21,7 @@ import ast
 import math
 import random
 import re
+import string
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -90,17 +91,18 @@ _SIMPLE_TEXT = re.compile(r"(?P<prefix>[bBuU]?)(?P<quote>['\"])(?P<body>[^'\"\\\
 def changed_literal(written: str, value: object, rng: random.Random) -> str | None:
     """The source of a value close to `value` and never equal to it, written as `written`
     is (its quotes, its decimals), so nothing but the value tells a twin from its test;
-    None when the literal is not written plainly enough to keep its style."""
+    None when the literal is not written plainly enough to keep its style. Which way it
+    moves is drawn: a twin always one more than its test would give itself away."""
     if isinstance(value, bool):
         return repr(not value)
     if isinstance(value, int):
-        return str(value + rng.choice((1, 2))) if _DECIMAL.match(written) else None
+        return str(value + _step(value, rng)) if _DECIMAL.match(written) else None
     if isinstance(value, float):
         fixed = _FIXED.match(written)
         if fixed is None:
             return None
         decimals = len(fixed.group(1))
-        changed = f"{value + rng.choice((1, 2)):.{decimals}f}"
+        changed = f"{value + _step(value, rng):.{decimals}f}"
         return changed if float(changed) != value else None
     if isinstance(value, str | bytes):
         simple = _SIMPLE_TEXT.match(written)
@@ -111,18 +113,22 @@ def changed_literal(written: str, value: object, rng: random.Random) -> str | No
     return None
 
 
+def _step(value: float, rng: random.Random) -> int:
+    """Up or down by 1 or 2, never below zero (a count of -1 would give the twin away; so
+    a 0 can only go up)."""
+    return rng.choice([s for s in (-2, -1, 1, 2) if value + s >= 0])
+
+
+_CHAR_CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase)
+
+
 def _other_text(text: str, rng: random.Random) -> str:
+    """`text` with its last character another of its kind (a digit, a letter of its case)."""
     if not text:
-        return rng.choice("abcdexyz")
+        return rng.choice(string.ascii_lowercase)
     last = text[-1]
-    if last.isdigit():
-        swapped = str((int(last) + 1) % 10)
-    elif last.isalpha() and last.isascii():
-        start = ord("a") if last.islower() else ord("A")
-        swapped = chr(start + (ord(last) - start + 1) % 26)
-    else:
-        swapped = "x" if last != "x" else "y"
-    return text[:-1] + swapped
+    kind = next((chars for chars in _CHAR_CLASSES if last in chars), "xyz")
+    return text[:-1] + rng.choice([c for c in kind if c != last])
 
 
 def _expected_side(node: ast.stmt) -> ast.expr | None:
