@@ -139,6 +139,10 @@ class TaskCI:
         self._image_tags: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    def close(self) -> None:
+        """Remove the sandboxes the runner started ahead for runs that will not come."""
+        self._runner.close()
+
     def image_for(self, task: Task) -> str:
         """The task's own image, its environment image when it has setup steps, or the
         language's toolchain image."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.ci import DirectoryCache, ResultCache, TaskCI
@@ -33,10 +35,17 @@ def build_ci(settings: CISettings, pool: Pool | None = None) -> TaskCI:
     return TaskCI(runner, images, results, settings.limits)
 
 
-def build_runtime(settings: CISettings) -> Runtime:
+@contextlib.contextmanager
+def open_runtime(settings: CISettings) -> Iterator[Runtime]:
+    """The runtime of one command: its spare sandboxes go when the command ends, not when the
+    process does, so a command run inside a longer-lived process (the tests, a notebook)
+    leaves no container up behind it."""
     workspaces = Workspaces.from_settings(settings)
     ci = build_ci(settings)
     arena = Arena(
         ci, workspaces, settings.cache_dir / "retrieval", max_legs_tried=settings.max_legs_tried
     )
-    return Runtime(settings, workspaces, ci, arena)
+    try:
+        yield Runtime(settings, workspaces, ci, arena)
+    finally:
+        ci.close()

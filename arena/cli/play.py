@@ -88,18 +88,20 @@ def play(
     evidence: EvidenceOption = None,
 ) -> None:
     """Play one match: two rounds on one task, roles swapped."""
-    from arena.runtime import build_runtime
+    from arena.runtime import open_runtime
     from arena.tasks.sources import find_task, load_tasks
     from ci_runner import CISettings
 
     with exit_on_errors():
         players = _players([a, b], models_file)
-        runtime = build_runtime(CISettings())
-        chosen = find_task(task, load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces))
-        with stderr.status(f"preparing {chosen.instance_id} (validation, retrieval)") as status:
-            prepared = runtime.arena.prepare(chosen)
-            status.update(f"playing {a} vs {b} on {chosen.instance_id}")
-            record = runtime.arena.play_match(prepared, players[0], players[1])
+        with open_runtime(CISettings()) as runtime:
+            chosen = find_task(
+                task, load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+            )
+            with stderr.status(f"preparing {chosen.instance_id} (validation, retrieval)") as status:
+                prepared = runtime.arena.prepare(chosen)
+                status.update(f"playing {a} vs {b} on {chosen.instance_id}")
+                record = runtime.arena.play_match(prepared, players[0], players[1])
     if evidence is not None:
         _write_evidence(evidence, record)
     if as_json:
@@ -194,7 +196,7 @@ def tournament(
         fail(BAD_INPUT, "--target-width and the --max-* budgets need --mode adaptive")
     from arena.faults import fault_of
     from arena.match import MatchFailed, MatchFailure, PreparedTask
-    from arena.runtime import build_runtime
+    from arena.runtime import open_runtime
     from arena.tasks.schema import TaskError
     from arena.tasks.sources import load_tasks
     from ci_runner import CISettings
@@ -207,88 +209,88 @@ def tournament(
     skipped: list[str] = []
     with exit_on_errors():
         players = _players(names, models_file)
-        runtime = build_runtime(CISettings())
-        found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
-        pairs = list(itertools.combinations(players, 2))
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-        )
-        written = threading.Lock()
+        with open_runtime(CISettings()) as runtime:
+            found = load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+            pairs = list(itertools.combinations(players, 2))
+            columns = (
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+            )
+            written = threading.Lock()
 
-        def keep(outcome: MatchRecord | MatchFailure) -> None:
-            with written:
-                if isinstance(outcome, MatchFailure):
-                    failures.append(outcome)
-                else:
-                    records.append(outcome)
-                    if evidence is not None:
-                        _write_evidence(evidence, outcome)
-                if results is not None:
-                    with results.open("a") as handle:
-                        handle.write(json.dumps(outcome.summary()) + "\n")
+            def keep(outcome: MatchRecord | MatchFailure) -> None:
+                with written:
+                    if isinstance(outcome, MatchFailure):
+                        failures.append(outcome)
+                    else:
+                        records.append(outcome)
+                        if evidence is not None:
+                            _write_evidence(evidence, outcome)
+                    if results is not None:
+                        with results.open("a") as handle:
+                            handle.write(json.dumps(outcome.summary()) + "\n")
 
-        def play(prepared: PreparedTask, a: Player, b: Player) -> None:
-            """Any exception fails this match alone; the tournament goes on."""
-            task = prepared.task
-            try:
-                keep(runtime.arena.play_match(prepared, a, b))
-            except Exception as exc:  # recorded with its reason, never lost
-                fault = exc.fault if isinstance(exc, MatchFailed) else fault_of(exc)
-                reason = (
-                    str(exc) if isinstance(exc, MatchFailed) else f"{type(exc).__name__}: {exc}"
-                )
-                keep(
-                    MatchFailure(
-                        task=task.instance_id,
-                        language=task.language.value,
-                        kind=prepared.validation.kind,
-                        a=a.name,
-                        b=b.name,
-                        reason=reason,
-                        fault=fault.component,
-                        at_fault=fault.model,
-                    )
-                )
-
-        with (
-            Progress(*columns, console=stderr) as progress,
-            ThreadPoolExecutor(max_workers=jobs) as pool,
-        ):
-            bar = progress.add_task("tournament", total=len(found) * len(pairs))
-            futures: list[Future[None]] = []
-            for task in found:
-                progress.update(bar, description=f"{task.instance_id}: preparing")
+            def play(prepared: PreparedTask, a: Player, b: Player) -> None:
+                """Any exception fails this match alone; the tournament goes on."""
+                task = prepared.task
                 try:
-                    prepared: PreparedTask = runtime.arena.prepare(task)
-                except TaskError as exc:
-                    skipped.append(str(exc))
-                    progress.advance(bar, len(pairs))
-                    continue
-                except Exception as exc:  # an engine fault fails this task's matches
-                    for a, b in pairs:
-                        keep(
-                            MatchFailure(
-                                task=task.instance_id,
-                                language=task.language.value,
-                                kind=task.kind,
-                                a=a.name,
-                                b=b.name,
-                                reason=f"preparing the task failed: {exc}",
-                                fault=fault_of(exc).component,
-                            )
+                    keep(runtime.arena.play_match(prepared, a, b))
+                except Exception as exc:  # recorded with its reason, never lost
+                    fault = exc.fault if isinstance(exc, MatchFailed) else fault_of(exc)
+                    reason = (
+                        str(exc) if isinstance(exc, MatchFailed) else f"{type(exc).__name__}: {exc}"
+                    )
+                    keep(
+                        MatchFailure(
+                            task=task.instance_id,
+                            language=task.language.value,
+                            kind=prepared.validation.kind,
+                            a=a.name,
+                            b=b.name,
+                            reason=reason,
+                            fault=fault.component,
+                            at_fault=fault.model,
                         )
-                    progress.advance(bar, len(pairs))
-                    continue
-                progress.update(bar, description=f"playing ({jobs} at once)")
-                for a, b in pairs:
-                    future = pool.submit(play, prepared, a, b)
-                    future.add_done_callback(lambda _: progress.advance(bar))
-                    futures.append(future)
-            for future in futures:
-                future.result()
+                    )
+
+            with (
+                Progress(*columns, console=stderr) as progress,
+                ThreadPoolExecutor(max_workers=jobs) as pool,
+            ):
+                bar = progress.add_task("tournament", total=len(found) * len(pairs))
+                futures: list[Future[None]] = []
+                for task in found:
+                    progress.update(bar, description=f"{task.instance_id}: preparing")
+                    try:
+                        prepared: PreparedTask = runtime.arena.prepare(task)
+                    except TaskError as exc:
+                        skipped.append(str(exc))
+                        progress.advance(bar, len(pairs))
+                        continue
+                    except Exception as exc:  # an engine fault fails this task's matches
+                        for a, b in pairs:
+                            keep(
+                                MatchFailure(
+                                    task=task.instance_id,
+                                    language=task.language.value,
+                                    kind=task.kind,
+                                    a=a.name,
+                                    b=b.name,
+                                    reason=f"preparing the task failed: {exc}",
+                                    fault=fault_of(exc).component,
+                                )
+                            )
+                        progress.advance(bar, len(pairs))
+                        continue
+                    progress.update(bar, description=f"playing ({jobs} at once)")
+                    for a, b in pairs:
+                        future = pool.submit(play, prepared, a, b)
+                        future.add_done_callback(lambda _: progress.advance(bar))
+                        futures.append(future)
+                for future in futures:
+                    future.result()
     _print_standings(records, failures, skipped, names, as_json)
 
 
@@ -350,7 +352,7 @@ def _adaptive_tournament(
     from arena.faults import fault_of
     from arena.match import MatchFailed, MatchFailure, PreparedTask
     from arena.ratings.pairing import Scheduled
-    from arena.runtime import build_runtime
+    from arena.runtime import open_runtime
     from arena.tasks.schema import TaskError
     from arena.tasks.sources import load_tasks
     from ci_runner import CISettings
@@ -361,83 +363,85 @@ def _adaptive_tournament(
     skipped: list[str] = []
     with exit_on_errors():
         players = {p.name: p for p in _players(names, models_file)}
-        runtime = build_runtime(CISettings())
-        found = {
-            t.instance_id: t
-            for t in load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
-        }
-        prepared: dict[str, PreparedTask | Exception] = {}
-        preparing = threading.Lock()
-        written = threading.Lock()
+        with open_runtime(CISettings()) as runtime:
+            found = {
+                t.instance_id: t
+                for t in load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces)
+            }
+            prepared: dict[str, PreparedTask | Exception] = {}
+            preparing = threading.Lock()
+            written = threading.Lock()
 
-        def prepare(task_id: str) -> PreparedTask | Exception:
-            with preparing:  # each task once, whichever match needs it first
-                if task_id not in prepared:
-                    try:
-                        prepared[task_id] = runtime.arena.prepare(found[task_id])
-                    except Exception as exc:  # TaskError: skipped; else: its matches fail
-                        prepared[task_id] = exc
-                return prepared[task_id]
+            def prepare(task_id: str) -> PreparedTask | Exception:
+                with preparing:  # each task once, whichever match needs it first
+                    if task_id not in prepared:
+                        try:
+                            prepared[task_id] = runtime.arena.prepare(found[task_id])
+                        except Exception as exc:  # TaskError: skipped; else: its matches fail
+                            prepared[task_id] = exc
+                    return prepared[task_id]
 
-        def play(match: Scheduled) -> MatchRecord | MatchFailure | None:
-            """Any exception fails this match alone; the tournament goes on."""
-            task = found[match.task]
-            ready = prepare(match.task)
-            outcome: MatchRecord | MatchFailure
-            if isinstance(ready, TaskError):
-                with written:
-                    if str(ready) not in skipped:  # once, however many matches needed it
-                        skipped.append(str(ready))
-                return None
-            if isinstance(ready, Exception):
-                outcome = MatchFailure(
-                    task=match.task,
-                    language=task.language.value,
-                    kind=task.kind,
-                    a=match.a,
-                    b=match.b,
-                    reason=f"preparing the task failed: {ready}",
-                    fault=fault_of(ready).component,
-                )
-            else:
-                try:
-                    outcome = runtime.arena.play_match(ready, players[match.a], players[match.b])
-                except Exception as exc:  # recorded with its reason, never lost
-                    fault = exc.fault if isinstance(exc, MatchFailed) else fault_of(exc)
+            def play(match: Scheduled) -> MatchRecord | MatchFailure | None:
+                """Any exception fails this match alone; the tournament goes on."""
+                task = found[match.task]
+                ready = prepare(match.task)
+                outcome: MatchRecord | MatchFailure
+                if isinstance(ready, TaskError):
+                    with written:
+                        if str(ready) not in skipped:  # once, however many matches needed it
+                            skipped.append(str(ready))
+                    return None
+                if isinstance(ready, Exception):
                     outcome = MatchFailure(
                         task=match.task,
                         language=task.language.value,
-                        kind=ready.validation.kind,
+                        kind=task.kind,
                         a=match.a,
                         b=match.b,
-                        reason=str(exc)
-                        if isinstance(exc, MatchFailed)
-                        else f"{type(exc).__name__}: {exc}",
-                        fault=fault.component,
-                        at_fault=fault.model,
+                        reason=f"preparing the task failed: {ready}",
+                        fault=fault_of(ready).component,
                     )
-            with written:
-                if evidence is not None and not isinstance(outcome, MatchFailure):
-                    _write_evidence(evidence, outcome)
-                if results is not None:
-                    with results.open("a") as handle:
-                        handle.write(json.dumps(outcome.summary()) + "\n")
-            return outcome
+                else:
+                    try:
+                        outcome = runtime.arena.play_match(
+                            ready, players[match.a], players[match.b]
+                        )
+                    except Exception as exc:  # recorded with its reason, never lost
+                        fault = exc.fault if isinstance(exc, MatchFailed) else fault_of(exc)
+                        outcome = MatchFailure(
+                            task=match.task,
+                            language=task.language.value,
+                            kind=ready.validation.kind,
+                            a=match.a,
+                            b=match.b,
+                            reason=str(exc)
+                            if isinstance(exc, MatchFailed)
+                            else f"{type(exc).__name__}: {exc}",
+                            fault=fault.component,
+                            at_fault=fault.model,
+                        )
+                with written:
+                    if evidence is not None and not isinstance(outcome, MatchFailure):
+                        _write_evidence(evidence, outcome)
+                    if results is not None:
+                        with results.open("a") as handle:
+                            handle.write(json.dumps(outcome.summary()) + "\n")
+                return outcome
 
-        columns = (TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=stderr) as progress:
-            bar = progress.add_task("adaptive: starting", total=budget.matches)
+            columns = (TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn())
+            with Progress(*columns, console=stderr) as progress:
+                bar = progress.add_task("adaptive: starting", total=budget.matches)
 
-            def show(status: Status) -> None:
-                progress.update(
-                    bar,
-                    completed=status.used.matches,
-                    description=f"adaptive: {escape(status.line())}",
+                def show(status: Status) -> None:
+                    progress.update(
+                        bar,
+                        completed=status.used.matches,
+                        description=f"adaptive: {escape(status.line())}",
+                    )
+
+                run = run_adaptive(
+                    names, list(found), play, goal, budget, jobs=jobs, seed=seed, on_status=show
                 )
-
-            run = run_adaptive(
-                names, list(found), play, goal, budget, jobs=jobs, seed=seed, on_status=show
-            )
     status = run.status
     extra = {
         "mode": "adaptive",

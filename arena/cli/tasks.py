@@ -458,11 +458,10 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
-    from arena.runtime import build_runtime
+    from arena.runtime import open_runtime
     from arena.tasks.validation import ValidationIncomplete, choose_leg
 
-    with exit_on_errors():
-        runtime = build_runtime(CISettings())
+    with exit_on_errors(), open_runtime(CISettings()) as runtime:
         found = only(load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces), only_ids)
         rows: list[tuple[Task, Validation | None, str]] = []
         with Progress(console=stderr, transient=True) as progress:

@@ -215,7 +215,10 @@ def _arena(args: list[str], settings: CISettings) -> subprocess.CompletedProcess
     return run_arena(args, ARENA_CACHE_DIR=str(settings.cache_dir))
 
 
-def test_play_prints_the_documented_json(ci_settings: CISettings, images: dict[str, str]) -> None:
+def test_play_prints_the_documented_json(
+    ci_settings: CISettings, images: dict[str, str], no_containers_left: None
+) -> None:
+    """Run in this process, the command leaves no sandbox up: its spares go when it ends."""
     done = _arena(
         ["play", "--task", "demo__go-lru-recency", "--a", "partial", "--b", "oracle", "--json"],
         ci_settings,
@@ -255,7 +258,7 @@ def test_play_refuses_unknown_models_and_tasks(ci_settings: CISettings) -> None:
 
 
 def test_tournament_plays_every_pair_on_every_task(
-    ci_settings: CISettings, images: dict[str, str], tmp_path: Path
+    ci_settings: CISettings, images: dict[str, str], tmp_path: Path, no_containers_left: None
 ) -> None:
     results = tmp_path / "results.jsonl"
     done = _arena(

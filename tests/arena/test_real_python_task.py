@@ -91,7 +91,10 @@ TEST_PATCH = (
 
 @pytest.mark.usefixtures("no_containers_left")
 def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
-    tmp_path: Path, make_repo: MakeRepo, docker_client: docker.DockerClient
+    tmp_path: Path,
+    make_repo: MakeRepo,
+    docker_client: docker.DockerClient,
+    no_containers_left: None,
 ) -> None:
     repo, commit = make_repo(FILES)
     line = {  # SwingArena's fields and shape: no language, empty F2P/P2P lists
