@@ -60,6 +60,9 @@ class CISettings(BaseSettings):
     # memory of an environment build box (its scratch folders come on top): setup steps and
     # warm-ups compile (cargo, C++), so more than a run's; a build past it fails, the host stays
     build_memory_mb: int = Field(default=6144, ge=256)
+    # what a build box may write outside its scratch folders (packages, toolchains, caches:
+    # what becomes the environment image); a build past it fails, the host's disk stays
+    build_disk_mb: int = Field(default=20480, ge=256)
     build_env: dict[str, str] = Field(default_factory=_build_passthrough)
     # the conda channel asked, when a leg needs conda, whether this machine could reach one
     conda_channel: str = Field(default="https://conda.anaconda.org/conda-forge", min_length=1)

@@ -413,6 +413,7 @@ class EnvironmentBuilder:
             self._settings.limits,
             network=self._settings.build_network,
             memory_mb=self._settings.build_memory_mb,
+            disk_mb=self._settings.build_disk_mb,
             lifetime_s=budget_s + 600,  # an orphan (its owner killed with SIGKILL) stops by itself
             scratch={WORKSPACE: self._settings.limits.disk_mb, BUILD_MOUNT: 64},
             labels={BUILD_LABEL: tag},  # which image it builds
@@ -471,6 +472,11 @@ class EnvironmentBuilder:
             output += (
                 f"\n(killed: the build's memory limit of {self._settings.build_memory_mb} MiB "
                 "and its scratch folders, ARENA_BUILD_MEMORY_MB)"
+            )
+        if done.stopped_by is StopCause.DISK:
+            output += (
+                f"\n(killed: the build's disk limit of {self._settings.build_disk_mb} MiB "
+                "outside its scratch folders, ARENA_BUILD_DISK_MB)"
             )
         return done.exit_code == 0, output, done.exit_code
 

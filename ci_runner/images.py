@@ -304,6 +304,7 @@ class ImageBuilder:
             limits,
             network=self._settings.build_network,
             memory_mb=self._settings.build_memory_mb,
+            disk_mb=self._settings.build_disk_mb,
             lifetime_s=_FETCH_TIMEOUT_S + 60,  # an orphan stops by itself
             scratch={},
             labels={"arena.image.build": tag},

@@ -104,6 +104,8 @@ def sandbox_labels(client: docker.DockerClient, lifetime_s: float | None = None)
     return labels
 
 
+DISK_POLL_S = 1.0  # how often, at least, a build box's layer is sized (watch_disk)
+_MIB = 1 << 20
 _DEADLINE_GRACE_S = 120  # past its own lifetime (its cache layer's keeper lives 60 s more)
 _KEEP_ALIVE_EXTRA_S = 120  # a sandbox's keep-alive outlives its run's time by this much
 
@@ -345,6 +347,10 @@ class DockerSandbox(Sandbox):
         # stopped it or the sandbox (None: none yet, the container's start is the mark)
         self._mark: tuple[float, str | None] = (time.time(), None)
         self._closed = False
+        # a limit the runner enforces by killing the box (its disk, see watch_disk): the
+        # engine's events would show only a kill, and blame someone outside
+        self._enforced: Stop | None = None
+        self._closing = threading.Event()
 
     @property
     def container_id(self) -> str:
@@ -570,7 +576,9 @@ class DockerSandbox(Sandbox):
         if _suspicious(exit_code, output):
             if failure and exit_code is None and self._running():
                 raise SandboxError(f"lost the output stream of a step: {failure[0]}")
-            stopped = self._stopped(self._who_stopped(oom_grace=exit_code == _KILLED_BY_SIGKILL))
+            stopped = self._stopped(
+                self._enforced or self._who_stopped(oom_grace=exit_code == _KILLED_BY_SIGKILL)
+            )
         if stopped is None and exit_code != 0 and self._layer is not None and self._layer.full():
             stopped = Stop(StopCause.DISK, False, "a write past its cache layer's limit failed")
         return ExecResult(
@@ -809,14 +817,60 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"cannot read the engine's events: {exc}") from exc
 
     def kill(self) -> None:
-        self._down = self._down or Stop(StopCause.RUNNER, True, "the runner killed it")
+        self._kill(Stop(StopCause.RUNNER, True, "the runner killed it"))
+
+    def _kill(self, stop: Stop) -> None:
+        self._down = self._down or stop
+        self._closing.set()
         with contextlib.suppress(docker.errors.APIError):  # already stopped or gone: fine
             self._container.kill()
+
+    def watch_disk(self, limit_mb: int) -> None:
+        """Kill the box once its container's own layer holds more than `limit_mb` (the
+        setup's fault, StopCause.DISK). A build box writes there, and what is written there
+        becomes the image, so no tmpfs can hold it; and no size option bounds it on the usual
+        engine storage (overlay2 on ext4). The engine is asked instead, on a thread, at least
+        every DISK_POLL_S seconds: a writer overshoots the limit by what it writes between
+        two asks, and a file allocated in one call (fallocate) by its whole size."""
+        thread = threading.Thread(
+            target=self._watch_disk, args=(limit_mb,), name="disk-watch", daemon=True
+        )
+        thread.start()
+
+    def _watch_disk(self, limit_mb: int) -> None:
+        wait_s = DISK_POLL_S
+        while not self._closing.wait(wait_s):
+            asked = time.monotonic()
+            written = self._written_bytes()
+            # the engine walks the layer to size it: a layer of many files is asked less
+            # often, so that the watch takes at most a fifth of the engine's time
+            wait_s = max(DISK_POLL_S, 4 * (time.monotonic() - asked))
+            if written is not None and written > limit_mb * _MIB:
+                stop = Stop(
+                    StopCause.DISK,
+                    True,
+                    f"it wrote {written // _MIB} MiB outside its scratch folders, past its "
+                    f"disk limit of {limit_mb} MiB",
+                )
+                self._enforced = stop
+                self._kill(stop)
+                return
+
+    def _written_bytes(self) -> int | None:
+        """What the container's own layer holds, as the engine sizes it; None if it cannot."""
+        try:
+            found = self._client.api.containers(
+                all=True, filters={"id": self.container_id}, size=True
+            )
+        except ENGINE_ERRORS:
+            return None
+        return int(found[0].get("SizeRw") or 0) if found else None
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         self._down = self._down or Stop(StopCause.RUNNER, True, "the runner removed it")
         layer = self._layer
         if layer is None:

@@ -90,6 +90,7 @@ class DockerProvider(SandboxProvider):
         scratch: Mapping[str, int],
         labels: Mapping[str, str],
         memory_mb: int,
+        disk_mb: int,
     ) -> DockerSandbox:
         """No host path is mounted; the scratch directories are tmpfs mounts, which
         `docker commit` leaves out; they count against the memory limit."""
@@ -126,6 +127,7 @@ class DockerProvider(SandboxProvider):
             if isinstance(exc, ENGINE_ERRORS):
                 raise ImageError(f"cannot start the environment build container: {exc}") from exc
             raise
+        box.watch_disk(disk_mb)
         return box
 
     def commit(

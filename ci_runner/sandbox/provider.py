@@ -81,12 +81,14 @@ class SandboxProvider(ABC):
         scratch: Mapping[str, int],
         labels: Mapping[str, str],
         memory_mb: int,
+        disk_mb: int,
     ) -> Sandbox:
         """A box for an environment build's setup steps (a dataset line's commands): root
         with only the capabilities package managers need (no raw sockets, no network
-        administration, no new privileges), at most `memory_mb` of memory, on `network`, with
-        in-memory `scratch` directories (path: MiB) that a commit leaves out; it stops by
-        itself after `lifetime_s` if its owner dies."""
+        administration, no new privileges), at most `memory_mb` of memory and about `disk_mb`
+        written outside its scratch folders, on `network`, with in-memory `scratch`
+        directories (path: MiB) that a commit leaves out; it stops by itself after
+        `lifetime_s` if its owner dies."""
 
     @abstractmethod
     def commit(

@@ -16,6 +16,7 @@ from ci_runner.images import ImageBuilder
 from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import PYTHON_FILES
+from tests.ci_runner.sandbox.test_cache_layer import FreeDisk, _engine_root
 from tests.conftest import MakeRepo
 
 BEFORE_SIX_1_17 = "2023-06-01"  # six 1.16.0 is of 2021-05, 1.17.0 of 2024-12
@@ -270,4 +271,36 @@ def test_a_hostile_setup_step_gets_no_raw_socket_and_no_memory_past_the_limit(
             builder.ensure(spec)
         assert said in str(failed.value), str(failed.value)[-600:]
         assert "sniffing" not in str(failed.value) and "held" not in str(failed.value)
+    remove_built_images(docker_client, small)
+
+
+def test_a_setup_step_writing_past_the_builds_disk_limit_is_killed(
+    docker_client: docker.DockerClient, env_settings: CISettings, make_repo: MakeRepo
+) -> None:
+    """A setup step wrote 3 GiB into the build box's own layer, unbounded: the engine is
+    asked what the layer holds, and the box is killed past ARENA_BUILD_DISK_MB."""
+    limit_mb = 512
+    small = env_settings.model_copy(update={"build_disk_mb": limit_mb})
+    builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
+    repo, commit = make_repo(PYTHON_FILES)
+    fill = (  # 3 GiB in chunks of 64 MiB, each said once written
+        "for i in $(seq 48); do dd if=/dev/urandom bs=1M count=64 status=none >> /var/fill; "
+        'echo "wrote $(( i * 64 )) MiB"; done'
+    )
+    pipeline = Pipeline.model_validate(
+        {"setup": [{"name": "fill", "run": fill}], "steps": [_TEST], "report": _REPORT}
+    )
+    with (
+        FreeDisk(_engine_root(docker_client)) as disk,
+        pytest.raises(EnvironmentBuildError, match="setup step 'fill' failed") as failed,
+    ):
+        builder.ensure(_spec(repo, commit, pipeline))
+    said = str(failed.value)
+    assert f"killed: the build's disk limit of {limit_mb} MiB" in said, said[-600:]
+    wrote = [int(line.split()[1]) for line in said.splitlines() if line.startswith("wrote ")]
+    # asked at least once a second: killed well before its 3 GiB (the layer holds what the
+    # build wrote before the step too)
+    assert wrote and wrote[-1] < limit_mb + 1024, wrote[-3:]
+    drop_mb = (disk.before - disk.least) / 2**20
+    assert drop_mb < limit_mb + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
     remove_built_images(docker_client, small)
