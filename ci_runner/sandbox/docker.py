@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -111,11 +112,11 @@ _KEEP_ALIVE_EXTRA_S = 120  # a sandbox's keep-alive outlives its run's time by t
 
 
 def _abandoned(
-    labels: dict[str, str], host: str, max_age_s: float | None, running: set[str]
+    labels: dict[str, str], host: str, max_age_s: float | None, running: dict[str, float]
 ) -> bool:
-    """Whether what carries these labels lost its owner (its container on the engine stopped,
-    or its process on this host died), is past its deadline, or is too old. `running` holds
-    the ids of the engine's running containers."""
+    """Whether what carries these labels lost its owner (its container on the engine stopped
+    or started again since, or its process on this host died), is past its deadline, or is
+    too old. `running` holds the engine's running containers and when each last started."""
     now = time.time()
     started = float(labels.get(f"{LABEL}.started", "0") or 0)
     deadline = float(labels.get(f"{LABEL}.deadline", "0") or 0)
@@ -123,9 +124,37 @@ def _abandoned(
         return True
     container = labels.get(f"{LABEL}.container")
     if container:
-        return container not in running
+        # compose restarts a killed worker as the same container: what the worker made
+        # before its restart has no owner any more
+        owner_started = running.get(container)
+        if owner_started is None:
+            return True
+        return bool(started) and owner_started > started + _CLOCK_SLACK_S
     mine = labels.get(f"{LABEL}.host") == host
     return mine and not pid_alive(int(labels.get(f"{LABEL}.pid", "0") or 0))
+
+
+def _running_since(client: docker.DockerClient) -> dict[str, float]:
+    """The engine's running containers, and when each last started."""
+    since: dict[str, float] = {}
+    for container in client.api.containers():
+        cid = str(container["Id"])
+        try:
+            state = client.api.inspect_container(cid).get("State") or {}
+        except docker.errors.NotFound:
+            continue  # stopped and removed meanwhile: not running
+        if state.get("Running"):
+            since[cid] = _timestamp(str(state.get("StartedAt") or ""))
+    return since
+
+
+def _timestamp(engine_time: str) -> float:
+    """Seconds since the epoch of the engine's RFC 3339 time (nanoseconds cut to micro)."""
+    whole, _, fraction = engine_time.strip().removesuffix("Z").partition(".")
+    try:
+        return datetime.fromisoformat(f"{whole}.{(fraction + '000000')[:6]}+00:00").timestamp()
+    except ValueError:
+        return 0.0  # unreadable: as if it started before anything it owns
 
 
 def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None) -> list[str]:
@@ -134,7 +163,7 @@ def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None
     deadline has passed (or too old); returns the names of what it removed."""
     removed: list[str] = []
     host = socket.gethostname()
-    running = {str(c.id) for c in client.containers.list(sparse=True)}
+    running = _running_since(client)
     # the engine's listing as it is (no inspect per container: one removed meanwhile, by its
     # owner or another sweep, made the whole sweep fail with a 404)
     for container in client.api.containers(all=True, filters={"label": LABEL}):

@@ -132,6 +132,35 @@ def test_sweep_removes_sandboxes_of_a_crashed_worker_container_and_past_their_de
                 container.remove(force=True)
 
 
+def test_sweep_removes_what_a_restarted_worker_container_started_before_its_restart(
+    docker_client: docker.DockerClient, images: dict[str, str]
+) -> None:
+    """Compose restarts a killed CI worker as the same container: the sandboxes it started
+    before go (nothing in it knows them any more), those it started since stay."""
+    worker = docker_client.containers.run(
+        images["python"], ["sleep", "120"], detach=True, network_mode="none"
+    )
+    made: dict[str, docker.models.containers.Container] = {}
+    try:
+        owned = {LABEL: "1", f"{LABEL}.host": "elsewhere", f"{LABEL}.container": str(worker.id)}
+        made["before"] = docker_client.containers.create(
+            images["python"], ["sleep", "60"], network_mode="none",
+            labels={**owned, f"{LABEL}.started": str(int(time.time()))},
+        )  # fmt: skip
+        time.sleep(7)  # past the clock's slack
+        worker.restart(timeout=0)
+        made["since"] = docker_client.containers.create(
+            images["python"], ["sleep", "60"], network_mode="none",
+            labels={**owned, f"{LABEL}.started": str(int(time.time()))},
+        )  # fmt: skip
+        removed = set(sweep_orphans(docker_client))
+        assert {what for what, box in made.items() if box.name in removed} == {"before"}
+    finally:
+        for container in (worker, *made.values()):
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)
+
+
 def test_every_sandbox_carries_its_deadline(
     docker_client: docker.DockerClient, images: dict[str, str]
 ) -> None:

@@ -186,6 +186,29 @@ def _one_per_language(tasks: list[Task]) -> list[str]:
     return sorted(first.values())
 
 
+def _sandboxes_of(worker: str) -> list[str]:
+    """The ids of the sandboxes that name `worker`'s container (its full id) as their owner."""
+    full = subprocess.run(
+        ["docker", "inspect", "--format", "{{.Id}}", worker],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    listed = subprocess.run(
+        ["docker", "ps", "-aq", "--no-trunc", "--filter", f"label=arena.ci.container={full}"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return listed.stdout.split()
+
+
+def _added_line(patch: str) -> str:
+    """A line the patch adds that JSON shows as it is (no quote, no backslash)."""
+    added = [
+        line[1:].strip()
+        for line in patch.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    return max((a for a in added if '"' not in a and "\\" not in a), key=len)
+
+
 def _wait_for(what: str, check: Callable[[], T], timeout: float, every: float = 2.0) -> T:
     deadline = time.monotonic() + timeout
     while True:
@@ -245,12 +268,19 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         total = started.json()["progress"]["total"]
         assert total == 3 * len(played) == 12
 
-        # the CI worker dies mid-tournament; compose brings it back, the tournament goes on
+        # the CI worker dies mid-tournament; compose brings it back, the tournament goes on,
+        # and the restarted worker removes the sandboxes it had up when it died
         _wait_for("a first finished match", lambda: _progress(api, tournament)["done"], 1500)
         killed = stack.container("worker-ci")
+        orphans = _wait_for("a sandbox of the CI worker", lambda: _sandboxes_of(killed), 600, 1)
         subprocess.run(["docker", "kill", killed], check=True, capture_output=True)
         stack.up()
         assert stack.container("worker-ci") == killed  # the same container, restarted
+        _wait_for(
+            "the dead worker's sandboxes removed",
+            lambda: not set(orphans) & set(_sandboxes_of(killed)),
+            300,
+        )
 
         def ended() -> bool:
             return api.get(f"/api/tournaments/{tournament}").json()["status"] != "running"
@@ -291,6 +321,10 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert task_id in deep.stdout, f"/matches/{match_id} did not render its match"
+    # the task can be played again: its gold patch (which the oracle answered) is the admin's
+    gold = _added_line(next(t for t in demo if t.instance_id == task_id).patch)
+    assert gold not in api.get(f"/api/matches/{match_id}").text
+    assert gold in api.get(f"/api/matches/{match_id}", headers=ADMIN).text
     subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
          "--window-size=1280,900", f"--screenshot={shot}", f"{stack.url}/"],
