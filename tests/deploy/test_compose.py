@@ -40,6 +40,7 @@ BUILD_SETTINGS = (
     "ARENA_BUILD_CA_BUNDLE",
 )
 APP_SERVICES = ("api", "worker-control", "worker-llm", "worker-ci")
+MIRRORED = "https://git.example.invalid/"  # repos under it come from the stack's mirror folder
 TOKEN = secrets.token_urlsafe(24)
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -120,6 +121,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "ARENA_POSTGRES_PASSWORD": secrets.token_urlsafe(16),
         "ARENA_PORT": str(port),
     }
+    mirrors = work / "git-mirrors"  # owned by this process's user, not the services' 10001
+    mirrors.mkdir()
+    settings |= {
+        "ARENA_GIT_MIRRORS_DIR": str(mirrors),
+        "ARENA_GIT_MIRRORS": f"{MIRRORED}=/srv/git/{{owner}}+{{name}}.git",
+    }
     env_file = work / "compose.env"
     env_file.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
     stack = Stack(f"arena-test-{os.getpid()}", env_file, f"http://127.0.0.1:{port}", work)
@@ -169,11 +176,18 @@ def _docker_bridge_address() -> str:
     return addresses[addresses.index("inet") + 1].split("/")[0]
 
 
-def _container_demo_corpus(tasks: list[Task]) -> bytes:
-    """The demo corpus as JSONL, its repos where the containers commit them (same SHAs)."""
+def _container_demo_corpus(tasks: list[Task], mirrors: Path, mirrored: str) -> bytes:
+    """The demo corpus as JSONL, its repos where the containers commit them (same SHAs);
+    the `mirrored` task's repo named by a URL that the stack's mirror rule serves from the
+    folder `mirrors`, as a lab's local mirrors would be."""
     lines = []
     for task in tasks:
-        repo = f"{CONTAINER_CACHE}/demo-repos/{Path(task.repo).name}"
+        name = Path(task.repo).name
+        repo = f"{CONTAINER_CACHE}/demo-repos/{name}"
+        if task.instance_id == mirrored:
+            bare = mirrors / f"arena-demo+{name}.git"
+            subprocess.run(["git", "clone", "-q", "--bare", task.repo, str(bare)], check=True)
+            repo = f"{MIRRORED}arena-demo/{name}"
         lines.append(task.model_copy(update={"repo": repo}).model_dump_json())
     return ("\n".join(lines) + "\n").encode()
 
@@ -251,15 +265,17 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
             "model": "scripted-1", "api_key": "sk-compose-test", "organization": "Test Lab"})  # fmt: skip
         assert created.status_code == 201, created.text
 
+        # one task of each language: every toolchain plays, at half the eight tasks' CI time;
+        # one of them comes from the mirror folder, which every service (the API and LLM
+        # worker as uid 10001, the CI worker as root) reads though none of them owns it
         demo = demo_tasks(stack.work / "demo-repos")
+        played = _one_per_language(demo)
+        corpus = _container_demo_corpus(demo, stack.work / "git-mirrors", played[0])
         imported = api.post("/api/tasks/import", headers=ADMIN,
-                            files={"file": ("demo.jsonl", _container_demo_corpus(demo))})  # fmt: skip
+                            files={"file": ("demo.jsonl", corpus)})  # fmt: skip
         assert imported.status_code == 200, imported.text
         ids = [t["instance_id"] for t in imported.json()["imported"]]
         assert len(ids) == 8 and imported.json()["errors"] == [], imported.text
-
-        # one task of each language: every toolchain plays, at half the eight tasks' CI time
-        played = _one_per_language(demo)
         assert set(played) <= set(ids), played
         started = api.post("/api/tournaments", headers=ADMIN,
                            json={"models": ["scripted", "oracle", "null"], "tasks": played})  # fmt: skip
