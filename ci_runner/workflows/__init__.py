@@ -43,8 +43,10 @@ from ci_runner.workflows.legs import (
 from ci_runner.workflows.ranking import (
     NOT_TESTS,
     Assessment,
+    Purpose,
     assess,
     placement,
+    purposes_of_commands,
     purposes_of_text,
 )
 from ci_runner.workflows.refusals import Refusal, refusal_of
@@ -451,6 +453,12 @@ def derive_pipelines(
             if remote := _remote_tests(item.steps):
                 item.why = f"dropped: runs its tests on another machine ({remote})"
                 item.category = Refusal.NO_TEST_JOB
+            elif leg.job.get("needs") and not item.steps.checks_out:
+                item.why = (
+                    "dropped: needs other jobs and never checks out the repository: it handles "
+                    "their results (reports, notifications) and tests nothing itself"
+                )
+                item.category = Refusal.NO_TEST_JOB
             else:
                 item.assessment = _assess(item, language, list(gold_paths), read_file)
         items.append(item)
@@ -465,9 +473,11 @@ def derive_pipelines(
             for leg in every.get(item.leg.via or item.leg.workflow, []):
                 if _job_key(leg) == job and is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
-    # no listed leg is usable, and none because it needs conda or Docker (then that is why)
+    # no listed leg runs recognised tests, and none because it needs conda or Docker (then
+    # that is why): the other legs of the same files may (the job whose results a listed
+    # report job reads)
     needs = {Refusal.CONDA, Refusal.DOCKER}
-    test_like = [i for i in items if i.assessment is not None and i.assessment.tier < 3]
+    test_like = [i for i in items if i.assessment is not None and i.assessment.tier < 2]
     if any_job or (not test_like and not any(i.category in needs for i in items)):
         for path in _fallback_files(documents, listed, job_refs, any_job):
             for leg in every.get(path, []):
@@ -484,6 +494,19 @@ def derive_pipelines(
     return _ranked(
         _natives_first(items), job_refs, workflows, language, notes, max_candidates, read_file
     )
+
+
+_NEEDS = frozenset({Refusal.CONDA, Refusal.DOCKER})
+
+
+def _tests_something(item: _Considered) -> bool:
+    """The leg runs a recognised test runner, or its name or commands say it tests."""
+    steps = item.steps
+    if steps is None:
+        return False
+    said = purposes_of_text(f"{item.leg.display_name} {item.leg.job_id}")
+    said |= purposes_of_commands([s.run for s in steps.steps])
+    return bool(steps.test_runners) or Purpose.TESTS in said
 
 
 def _natives_first(items: list[_Considered]) -> list[_Considered]:
@@ -510,6 +533,16 @@ def _ranked(
 ) -> DerivedJobs:
     kept = [i for i in items if i.assessment is not None]
     ordered = sorted(kept, key=lambda i: i.assessment.key if i.assessment else ())
+    blocked = [i for i in items if i.category in _NEEDS and _tests_something(i)]
+    if blocked and all(i.assessment is not None and i.assessment.tier >= 2 for i in kept):
+        # the legs that run the tests need conda or Docker: that is why the line cannot
+        # run, not a leg that runs no test Arena recognises (its validation would say "no
+        # test ran", as if Arena had failed it)
+        tool = "conda" if blocked[0].category is Refusal.CONDA else "Docker"
+        for item in kept:
+            item.category = blocked[0].category
+            item.why = f"set aside: runs no recognised test, and the legs that do need {tool}"
+        ordered = []
     if all(i.assessment is not None and i.assessment.tier == 3 for i in ordered):
         for item in ordered:  # never a lint or docs job alone
             item.category = Refusal.NO_TEST_JOB

@@ -125,6 +125,15 @@ def _cargo(uses: str, detail: str, inputs: dict[str, str | None]) -> ActionUse:
     return ActionUse(Effect.RUN, note, run=run)
 
 
+def checks_out_own_repo(uses: str, inputs: dict[str, str | None], repository: object) -> bool:
+    """`actions/checkout` of the workflow's own repository: no `repository:` input, one not
+    known here, or the repository itself (`repository` is github.repository, if known)."""
+    if not _CHECKOUT.match(uses):
+        return False
+    named = inputs.get("repository", "")
+    return not named or named.lower() == str(repository or "").lower()
+
+
 def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
     """The effect of `uses:` with its `with:` inputs (already substituted; None if not known)."""
     action, _, ref = uses.partition("@")

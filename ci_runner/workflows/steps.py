@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from ci_runner.pipeline import Step
-from ci_runner.workflows.actions import Effect, use_action
+from ci_runner.workflows.actions import Effect, checks_out_own_repo, use_action
 from ci_runner.workflows.commands import (
     ReadFile,
     drop_sudo,
@@ -64,6 +65,7 @@ class LegSteps:
     toolchain_request: str | None = None  # the version a setup action asks for
     conda: list[str] = field(default_factory=list)  # steps that need conda (unsupported)
     docker: list[str] = field(default_factory=list)  # steps that need Docker in the job
+    checks_out: bool = False  # a step checks out the workflow's own repository
 
 
 def _mapping(block: Any, contexts: dict[str, Any], what: str) -> dict[str, str]:
@@ -268,6 +270,9 @@ def _use(
         return None
     use = use_action(uses, inputs)
     out.notes.append(use.note)
+    github = scope.contexts.get("github")
+    repository = github.get("repository") if isinstance(github, Mapping) else None
+    out.checks_out = out.checks_out or checks_out_own_repo(uses, inputs, repository)
     step_id = to_text(raw.get("id")).strip()
     if step_id:
         outputs = {k: v for k, v in use.outputs.items()}

@@ -614,6 +614,7 @@ jobs:
     if: needs.setup.outputs.src == 'true'
     runs-on: ubuntu-latest
     steps:
+      - uses: actions/checkout@v4
       - run: echo "setup was ${{ needs.setup.result }}" && pytest -q
       - run: pytest -k "${{ needs.setup.outputs.src }}"
 """
@@ -629,6 +630,40 @@ def test_a_job_needing_another_reads_its_result_as_success_and_its_outputs_as_nu
     assert "needs.setup.outputs.src not known before the run: read as null" in notes
     assert "dropped: needs.setup.outputs.src is not known" in notes
     assert not any("needs context is not known" in note for note in jobs.notes)
+
+
+# moby's shape: the dataset lists the job that summarises the unit tests' reports, which
+# another job wrote; it never checks out the repository
+REPORT_JOB = """
+on: [pull_request]
+jobs:
+  unit:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/checkout@v4
+        with: {repository: acme/fixtures, path: fixtures}
+      - run: go test -json ./... > unit-go-test-report.json
+  unit-report:
+    runs-on: ubuntu-latest
+    needs: [unit]
+    steps:
+      - uses: actions/setup-go@v5
+      - uses: actions/checkout@v4
+        with: {repository: acme/fixtures, path: fixtures}
+      - uses: actions/download-artifact@v4
+        with: {name: test-reports-unit, path: /tmp/reports}
+      - run: go install github.com/vearutop/teststat@v0.1.25
+      - run: find /tmp/reports -name '*-go-test-report.json' -exec teststat -markdown {} +
+"""
+
+
+def test_a_job_that_needs_others_and_never_checks_out_the_repo_is_no_test_leg() -> None:
+    github = {"repository": "acme/widget"}
+    jobs = derive_pipelines({"ci.yml": REPORT_JOB}, [JobRef("unit-report")], "go", github=github)
+    assert jobs.best.leg == "unit"  # the job whose reports it reads, as a fallback
+    (report,) = [c for c in jobs.considered if c.leg == "unit-report"]
+    assert not report.kept and "never checks out the repository" in report.why
 
 
 PULL_REQUEST = """
