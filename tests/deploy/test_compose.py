@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from arena.tasks.demo import demo_tasks
+from arena.tasks.gitrepo import commit_directory
 from arena.tasks.schema import Task
 from tests.arena.scripted_server import Reply, scripted_server
 from tests.servers import free_port
@@ -41,6 +42,19 @@ BUILD_SETTINGS = (
 )
 APP_SERVICES = ("api", "worker-control", "worker-llm", "worker-ci")
 MIRRORED = "https://git.example.invalid/"  # repos under it come from the stack's mirror folder
+BUILD_DISK_MB = 2048
+# a dataset line whose setup step writes without end into the build box
+HOSTILE_FILES = {
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    ".github/workflows/ci.yml": "on: [pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+    "    steps:\n      - uses: actions/checkout@v4\n      - run: cp /dev/zero /var/fill\n"
+    "      - run: python -m pytest -q\n",
+}
+HOSTILE_PATCH = (
+    "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
+    " def add(a, b):\n-    return a - b\n+    return a + b\n"
+)
 TOKEN = secrets.token_urlsafe(24)
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -126,6 +140,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     settings |= {
         "ARENA_GIT_MIRRORS_DIR": str(mirrors),
         "ARENA_GIT_MIRRORS": f"{MIRRORED}=/srv/git/{{owner}}+{{name}}.git",
+        # a build past it is killed (the demo tasks' builds write far less)
+        "ARENA_BUILD_DISK_MB": str(BUILD_DISK_MB),
     }
     env_file = work / "compose.env"
     env_file.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
@@ -198,6 +214,29 @@ def _one_per_language(tasks: list[Task]) -> list[str]:
     for task in tasks:
         first.setdefault(task.language.value, task.instance_id)
     return sorted(first.values())
+
+
+def _hostile_line(mirrors: Path) -> bytes:
+    """A dataset line (SwingArena's fields) of a repo in the mirror folder whose CI job's
+    setup step writes zeros until something stops it."""
+    source = mirrors.parent / "hostile-source"
+    for path, text in HOSTILE_FILES.items():
+        (source / path).parent.mkdir(parents=True, exist_ok=True)
+        (source / path).write_text(text)
+    commit = commit_directory(source, mirrors / "arena-demo+hostile.git")
+    line = {
+        "repo": f"{MIRRORED}arena-demo/hostile",
+        "instance_id": "hostile-1",
+        "base_commit": commit,
+        "patch": HOSTILE_PATCH,
+        "test_patch": "",
+        "problem_statement": "add subtracts",
+        "created_at": "2024-06-01 00:00:00",
+        "FAIL_TO_PASS": [],
+        "PASS_TO_PASS": [],
+        "ci_name_list": [["test", ".github/workflows/ci.yml"]],
+    }
+    return (json.dumps(line) + "\n").encode()
 
 
 def _sandboxes_of(worker: str) -> list[str]:
@@ -298,6 +337,15 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
             300,
         )
 
+        # a hostile dataset line, validated while the tournament goes on: its setup step
+        # is killed at the build's disk limit, and no match is affected
+        hostile = _hostile_line(stack.work / "git-mirrors")
+        imported = api.post("/api/tasks/import", headers=ADMIN,
+                            files={"file": ("hostile.jsonl", hostile)})  # fmt: skip
+        assert imported.status_code == 200 and not imported.json()["errors"], imported.text
+        queued = api.post("/api/tasks/hostile-1/validate", headers=ADMIN)
+        assert queued.status_code == 202, queued.text
+
         def ended() -> bool:
             return api.get(f"/api/tournaments/{tournament}").json()["status"] != "running"
 
@@ -305,6 +353,15 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         progress = _progress(api, tournament)
         assert progress["done"] == total, progress
         assert llm.requests, "the scripted model was never asked"
+
+        def judged() -> dict[str, object] | None:
+            shown = api.get("/api/tasks/hostile-1").json()
+            return None if shown["validity"] == "unvalidated" else dict(shown)
+
+        verdict = _wait_for("the hostile line's validation", judged, 900, every=5)
+        assert verdict["validity"] == "invalid", verdict
+        reason = str(verdict["validation_reason"])
+        assert f"killed: the build's disk limit of {BUILD_DISK_MB} MiB" in reason, reason
 
     # the leaderboard fills in from the stored snapshot
     def board() -> list[dict[str, object]]:
