@@ -20,6 +20,7 @@ import os
 import posixpath
 import shlex
 import statistics
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, WHEELHOUSE
+from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, SYSTEM_PATH, WHEELHOUSE
 from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
 from ci_runner.github_files import keep_for_runs, with_earlier_steps
 from ci_runner.image_layout import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
@@ -57,6 +58,7 @@ from ci_runner.sandbox.image_store import StoredImage
 from ci_runner.sandbox.provider import BesideServices
 from ci_runner.stops import StopCause
 from ci_runner.toolchains import ToolchainChoice, request_files, toolchain_choice
+from ci_runner.types import Limits
 from ci_runner.warmup import setup_failure
 from ci_runner.workspace import Workspaces, remove_tree, source_key
 
@@ -196,6 +198,8 @@ class EnvironmentBuilder:
         self._settings = images.settings
         self._provider = images.provider
         self._workspaces = Workspaces.from_settings(self._settings)
+        self._lacking: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._lacking_lock = threading.Lock()
 
     @property
     def images(self) -> ImageBuilder:
@@ -208,7 +212,43 @@ class EnvironmentBuilder:
         if spec.pipeline.setup:
             return True
         read = partial(self._workspaces.read_text, spec.repo, spec.commit)
-        return fetches_dependencies(spec.language, read)
+        return fetches_dependencies(spec.language, read) or bool(self.lacking_tools(spec))
+
+    def lacking_tools(self, spec: EnvironmentSpec) -> tuple[str, ...]:
+        """The runner tools `spec`'s CI steps call that the language's image lacks (node,
+        jq...): a job with no setup step still runs them on GitHub's runner, so its runs need
+        an environment image that installs them (`_tools_for`). The image is asked, once per
+        process for each image and set of tools."""
+        wanted = tuple(sorted({t for s in spec.pipeline.steps for t in mentioned_tools(s.run)}))
+        if not wanted:
+            return ()
+        image = self._images.ensure(spec.language)
+        key = (image, wanted)
+        with self._lacking_lock:
+            if key not in self._lacking:
+                self._lacking[key] = self._missing_in(image, spec.language, wanted)
+            return self._lacking[key]
+
+    def _missing_in(self, image: str, language: str, tools: tuple[str, ...]) -> tuple[str, ...]:
+        checks = " ".join(
+            f"command -v {shlex.quote(t)} >/dev/null || echo {shlex.quote(t)};" for t in tools
+        )
+        box = self._provider.start(image, Limits(run_timeout_s=60))
+        try:
+            done = box.exec(
+                checks,
+                env={"PATH": runtime_env(language).get("PATH", SYSTEM_PATH)},
+                workdir=WORKSPACE,
+                timeout_s=30,
+                max_output_bytes=64 * 1024,
+            )
+        finally:
+            box.close()
+        if done.exit_code != 0:
+            raise EnvironmentBuildError(
+                f"cannot tell which runner tools {image} has:\n{_tail(done.output)}"
+            )
+        return tuple(line for line in done.output.split() if line in tools)
 
     def image_for(self, spec: EnvironmentSpec, progress: Progress = _quiet) -> str:
         """The image a CI run of `spec` uses: its environment image when it needs one."""

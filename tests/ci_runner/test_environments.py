@@ -454,3 +454,31 @@ def test_a_brew_formula_newer_than_bookworms_comes_from_the_newest_suite_alone(
     result = env_runner.run(_run(env_runner, spec, environments.ensure(spec)))
     assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
     assert result.tests == {"msgpack_cxx_found": "passed"}
+
+
+def test_a_job_without_setup_steps_gets_the_runner_tools_its_steps_call(
+    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    """electron's shape: no setup step, and a CI step calls `node`, which GitHub's runner
+    has and the C++ image lacks (exit 127 in every run). Its runs now get an environment
+    image with what the image lacks; a step calling only what the image has needs none."""
+    repo, commit = make_repo({"README.md": "x\n"})
+    calls = _junit_pipeline("echo '{\"a\": 7}' | jq .a | grep -qx 7 && make --version")
+    spec = _spec(repo, commit, "cpp", calls)
+    assert environments.lacking_tools(spec) == ("jq",)  # make is in the image
+    assert environments.needs_build(spec)
+    result = env_runner.run(_run(env_runner, spec, environments.image_for(spec)))
+    assert result.status is CIStatus.PASSED, [s.log[-500:] for s in result.steps]
+    plain = _spec(repo, commit, "cpp", _junit_pipeline("make --version"))
+    assert environments.lacking_tools(plain) == () and not environments.needs_build(plain)
+
+
+def _junit_pipeline(command: str) -> Pipeline:
+    """One step running `command`, then writing a JUnit report of one passing test."""
+    report = 'printf \'<testsuite><testcase classname="t" name="ok"/></testsuite>\' > r.xml'
+    return Pipeline.model_validate(
+        {
+            "steps": [{"name": "tools", "run": f"{command} && {report}"}],
+            "report": {"format": "junit", "path": "r.xml"},
+        }
+    )
