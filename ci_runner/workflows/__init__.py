@@ -244,6 +244,7 @@ class _Considered:
     listed: bool
     order: int
     steps: LegSteps | None = None
+    of_listed_job: bool = False  # a matrix sibling of a listed leg: the dataset says it ran
     contexts: dict[str, Any] = field(default_factory=dict)
     why: str = ""
     category: Refusal | None = None
@@ -442,12 +443,14 @@ def derive_pipelines(
     items: list[_Considered] = []
     seen: set[tuple[str, str, str, str | None]] = set()
 
-    def consider(leg: Leg, is_listed: bool) -> None:
+    def consider(leg: Leg, is_listed: bool, of_listed_job: bool = False) -> None:
         key = (leg.workflow, leg.job_id, leg.display_name, leg.caller)
         if key in seen:
             return
         seen.add(key)
-        item = _Considered(leg=leg, listed=is_listed, order=len(items))
+        item = _Considered(
+            leg=leg, listed=is_listed, order=len(items), of_listed_job=is_listed or of_listed_job
+        )
         _consider(documents, item, given, read_file, step_timeout_s, notes)
         if item.category is None and item.steps is not None:
             if remote := _remote_tests(item.steps):
@@ -472,7 +475,7 @@ def derive_pipelines(
             job = _job_key(item.leg)
             for leg in every.get(item.leg.via or item.leg.workflow, []):
                 if _job_key(leg) == job and is_linux(leg.runs_on, leg.job):
-                    consider(leg, False)
+                    consider(leg, False, of_listed_job=True)
     # no listed leg runs recognised tests, and none because it needs conda or Docker (then
     # that is why): the other legs of the same files may (the job whose results a listed
     # report job reads)
@@ -531,6 +534,12 @@ def _ranked(
     max_candidates: int,
     read_file: ReadFile,
 ) -> DerivedJobs:
+    for item in items:
+        # fallbacks are weighed to find the tests: one that runs no recognised test (a job
+        # baking images, tending the repository) is no evidence of any
+        if not item.of_listed_job and item.assessment is not None and item.assessment.tier >= 2:
+            item.why = f"dropped: a fallback that runs no recognised test ({item.assessment.why})"
+            item.category, item.assessment = Refusal.NO_TEST_JOB, None
     kept = [i for i in items if i.assessment is not None]
     ordered = sorted(kept, key=lambda i: i.assessment.key if i.assessment else ())
     blocked = [i for i in items if i.category in _NEEDS and _tests_something(i)]

@@ -38,6 +38,7 @@ class Purpose(StrEnum):
     MINIMAL_VERSIONS = "minimal-versions"
     COMPAT = "compat"
     NIGHTLY = "nightly"
+    HOUSEKEEPING = "housekeeping"  # the repository's issues, labels, boards through GitHub's API
 
 
 NOT_TESTS = frozenset(
@@ -50,6 +51,7 @@ NOT_TESTS = frozenset(
         Purpose.FUZZ,
         Purpose.AUDIT,
         Purpose.RELEASE,
+        Purpose.HOUSEKEEPING,
     }
 )
 VARIANTS = frozenset({Purpose.COVERAGE, Purpose.MINIMAL_VERSIONS, Purpose.COMPAT, Purpose.NIGHTLY})
@@ -89,6 +91,11 @@ _WORDS: tuple[tuple[Purpose, re.Pattern[str]], ...] = tuple(
             r"|\bcompatibility\b)",
         ),
         (Purpose.NIGHTLY, r"\bnightly\b"),
+        (
+            Purpose.HOUSEKEEPING,
+            r"\b(?:triage|stale|labell?er|backports?|auto[-_ ]?merge|greetings?"
+            r"|project[-_ ]boards?)\b",
+        ),
     )
 )
 # what a runner step selects: a tox env, a nox session, a make target or just recipe
@@ -106,6 +113,12 @@ _COMMANDS: tuple[tuple[Purpose, re.Pattern[str]], ...] = tuple(
         (Purpose.DOCS, r"\bsphinx-build\b|\bmkdocs\s+build\b|\bcargo\s+(?:\+\S+\s+)?doc\b"),
         (Purpose.RELEASE, r"\btwine\s+upload\b|\bcargo\s+publish\b|\bgoreleaser\b"),
         (Purpose.MINIMAL_VERSIONS, r"-Z\s*minimal-versions\b"),
+        # GitHub's CLI on the repository's issues, pull requests, boards, releases
+        (
+            Purpose.HOUSEKEEPING,
+            r"(?:^|[\s;&|(`$])gh\s+(?:api|pr|issue|project|label|release|run|workflow|repo"
+            r"|search|secret|variable|gist|cache)\b",
+        ),
     )
 )
 _NEUTRAL = re.compile(r"^(?:make|gmake|just|bazel)\b|\.sh\b")

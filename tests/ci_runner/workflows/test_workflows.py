@@ -666,6 +666,37 @@ def test_a_job_that_needs_others_and_never_checks_out_the_repo_is_no_test_leg() 
     assert not report.kept and "never checks out the repository" in report.why
 
 
+# electron's shape: the dataset lists a job that checks a pull request's title, and the only
+# other Linux job of its file tends the release project board through GitHub's CLI
+HOUSEKEEPING = {
+    ".github/workflows/pr.yml": """
+on: [pull_request]
+jobs:
+  main:
+    name: Validate PR Title
+    runs-on: ubuntu-latest
+    steps:
+      - uses: amannn/action-semantic-pull-request@v5
+  check:
+    name: Check Stable Prep Items
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          N=$(gh project list --owner acme --format json | jq -r '.projects[0].number')
+          echo "PROJECT_NUMBER=$N" >> "$GITHUB_OUTPUT"
+""",
+}
+
+
+def test_a_job_tending_the_repository_through_githubs_cli_is_no_test_leg() -> None:
+    from ci_runner.workflows import UnsupportedJob
+
+    with pytest.raises(UnsupportedJob) as raised:
+        derive_pipelines(HOUSEKEEPING, [JobRef("Validate PR Title")], "cpp")
+    assert raised.value.reason == Refusal.NO_TEST_JOB, str(raised.value)
+    assert "a housekeeping leg, not a test job" in str(raised.value)
+
+
 PULL_REQUEST = """
 on:
   pull_request: {branches: [develop]}
