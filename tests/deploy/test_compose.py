@@ -341,7 +341,7 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         # is killed at the build's disk limit, and no match is affected
         hostile = _hostile_line(stack.work / "git-mirrors")
         imported = api.post("/api/tasks/import", headers=ADMIN,
-                            files={"file": ("hostile.jsonl", hostile)})  # fmt: skip
+                            files={"file": ("python_filtered_instance_list.jsonl", hostile)})  # fmt: skip
         assert imported.status_code == 200 and not imported.json()["errors"], imported.text
         queued = api.post("/api/tasks/hostile-1/validate", headers=ADMIN)
         assert queued.status_code == 202, queued.text
