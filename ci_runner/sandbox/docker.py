@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -69,13 +68,15 @@ def sandbox_uid() -> int:
     return SANDBOX_UID if uid == 0 else uid
 
 
-_OWNER_CONTAINER: dict[str, str | None] = {}  # engine -> the container this process runs in
+# engine -> (the container this process runs in, when the engine last started it)
+_OWNER_CONTAINER: dict[str, tuple[str, str] | None] = {}
 
 
-def owner_container(client: docker.DockerClient) -> str | None:
+def owner_container(client: docker.DockerClient) -> tuple[str, str] | None:
     """The id of the container on `client`'s engine this process runs in (a compose worker),
-    or None: a sandbox it starts names it, so a sweep from any other process knows the owner
-    gone once that container is (its pid means nothing outside it)."""
+    and its start as the engine says it, or None: a sandbox it starts names both, so a sweep
+    from any other process knows the owner gone once that container stopped or started again
+    (compose restarts a killed worker as the same container; its pid means nothing outside)."""
     engine = str(client.api.base_url)
     if engine not in _OWNER_CONTAINER:
         found = None
@@ -83,7 +84,7 @@ def owner_container(client: docker.DockerClient) -> str | None:
             with contextlib.suppress(*ENGINE_ERRORS):
                 own = client.containers.get(socket.gethostname())
                 if (own.attrs.get("Config") or {}).get("Hostname") == socket.gethostname():
-                    found = str(own.id)
+                    found = (str(own.id), str((own.attrs.get("State") or {}).get("StartedAt")))
         _OWNER_CONTAINER[engine] = found
     return _OWNER_CONTAINER[engine]
 
@@ -98,8 +99,8 @@ def sandbox_labels(client: docker.DockerClient, lifetime_s: float | None = None)
         f"{LABEL}.pid": str(os.getpid()),
         f"{LABEL}.started": str(int(now)),
     }
-    if (container := owner_container(client)) is not None:
-        labels[f"{LABEL}.container"] = container
+    if (owner := owner_container(client)) is not None:
+        labels[f"{LABEL}.container"], labels[f"{LABEL}.container-started"] = owner
     if lifetime_s is not None:
         labels[f"{LABEL}.deadline"] = str(int(now + lifetime_s + _DEADLINE_GRACE_S))
     return labels
@@ -112,7 +113,7 @@ _KEEP_ALIVE_EXTRA_S = 120  # a sandbox's keep-alive outlives its run's time by t
 
 
 def _abandoned(
-    labels: dict[str, str], host: str, max_age_s: float | None, running: dict[str, float]
+    labels: dict[str, str], host: str, max_age_s: float | None, running: dict[str, str]
 ) -> bool:
     """Whether what carries these labels lost its owner (its container on the engine stopped
     or started again since, or its process on this host died), is past its deadline, or is
@@ -129,14 +130,15 @@ def _abandoned(
         owner_started = running.get(container)
         if owner_started is None:
             return True
-        return bool(started) and owner_started > started + _CLOCK_SLACK_S
+        made_under = labels.get(f"{LABEL}.container-started")
+        return made_under is not None and made_under != owner_started
     mine = labels.get(f"{LABEL}.host") == host
     return mine and not pid_alive(int(labels.get(f"{LABEL}.pid", "0") or 0))
 
 
-def _running_since(client: docker.DockerClient) -> dict[str, float]:
-    """The engine's running containers, and when each last started."""
-    since: dict[str, float] = {}
+def _running_since(client: docker.DockerClient) -> dict[str, str]:
+    """The engine's running containers, and when each last started (as the engine says it)."""
+    since: dict[str, str] = {}
     for container in client.api.containers():
         cid = str(container["Id"])
         try:
@@ -144,17 +146,8 @@ def _running_since(client: docker.DockerClient) -> dict[str, float]:
         except docker.errors.NotFound:
             continue  # stopped and removed meanwhile: not running
         if state.get("Running"):
-            since[cid] = _timestamp(str(state.get("StartedAt") or ""))
+            since[cid] = str(state.get("StartedAt"))
     return since
-
-
-def _timestamp(engine_time: str) -> float:
-    """Seconds since the epoch of the engine's RFC 3339 time (nanoseconds cut to micro)."""
-    whole, _, fraction = engine_time.strip().removesuffix("Z").partition(".")
-    try:
-        return datetime.fromisoformat(f"{whole}.{(fraction + '000000')[:6]}+00:00").timestamp()
-    except ValueError:
-        return 0.0  # unreadable: as if it started before anything it owns
 
 
 def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None) -> list[str]:
