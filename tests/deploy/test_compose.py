@@ -227,6 +227,7 @@ def _hostile_line(mirrors: Path) -> bytes:
     line = {
         "repo": f"{MIRRORED}arena-demo/hostile",
         "instance_id": "hostile-1",
+        "language": "python",  # the API is given no file name to read it from
         "base_commit": commit,
         "patch": HOSTILE_PATCH,
         "test_patch": "",
@@ -341,7 +342,7 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         # is killed at the build's disk limit, and no match is affected
         hostile = _hostile_line(stack.work / "git-mirrors")
         imported = api.post("/api/tasks/import", headers=ADMIN,
-                            files={"file": ("python_filtered_instance_list.jsonl", hostile)})  # fmt: skip
+                            files={"file": ("hostile.jsonl", hostile)})  # fmt: skip
         assert imported.status_code == 200 and not imported.json()["errors"], imported.text
         queued = api.post("/api/tasks/hostile-1/validate", headers=ADMIN)
         assert queued.status_code == 202, queued.text
