@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from arena.match import MatchFailure, MatchRecord
     from arena.players.base import Player
     from arena.ratings.stopping import Budget, Goal
+    from arena.tasks.schema import Task
 
 
 # The engine (Docker, retrieval, players) is imported inside the commands that use it, so
@@ -134,6 +135,23 @@ def standings(
         for n, c in counts.items()
     ]
     return sorted(rows, key=lambda r: (-r["wins"] - 0.5 * r["ties"], -r["round_wins"], r["model"]))
+
+
+def _preparation_failed(task: Task, a: str, b: str, exc: Exception) -> MatchFailure:
+    """The failure of a match between `a` and `b` whose task could not be prepared (an
+    engine fault, say): failed, with whoever is at fault, never lost or skipped."""
+    from arena.faults import fault_of
+    from arena.match import MatchFailure
+
+    return MatchFailure(
+        task=task.instance_id,
+        language=task.language.value,
+        kind=task.kind,
+        a=a,
+        b=b,
+        reason=f"preparing the task failed: {exc}",
+        fault=fault_of(exc).component,
+    )
 
 
 def _report_failures(failures: list[MatchFailure]) -> None:
@@ -271,17 +289,7 @@ def tournament(
                         continue
                     except Exception as exc:  # an engine fault fails this task's matches
                         for a, b in pairs:
-                            keep(
-                                MatchFailure(
-                                    task=task.instance_id,
-                                    language=task.language.value,
-                                    kind=task.kind,
-                                    a=a.name,
-                                    b=b.name,
-                                    reason=f"preparing the task failed: {exc}",
-                                    fault=fault_of(exc).component,
-                                )
-                            )
+                            keep(_preparation_failed(task, a.name, b.name, exc))
                         progress.advance(bar, len(pairs))
                         continue
                     progress.update(bar, description=f"playing ({jobs} at once)")
@@ -392,15 +400,7 @@ def _adaptive_tournament(
                             skipped.append(str(ready))
                     return None
                 if isinstance(ready, Exception):
-                    outcome = MatchFailure(
-                        task=match.task,
-                        language=task.language.value,
-                        kind=task.kind,
-                        a=match.a,
-                        b=match.b,
-                        reason=f"preparing the task failed: {ready}",
-                        fault=fault_of(ready).component,
-                    )
+                    outcome = _preparation_failed(task, match.a, match.b, ready)
                 else:
                     try:
                         outcome = runtime.arena.play_match(
