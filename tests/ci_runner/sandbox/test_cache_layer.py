@@ -288,7 +288,6 @@ def test_the_sweep_removes_the_layer_of_a_runner_that_was_killed(
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
-    removed = sweep_orphans(docker_client)
-    assert set(containers + volumes) <= set(removed)
+    sweep_orphans(docker_client)  # (a sweep beside it may remove some first: judge what is left)
     assert _ours(docker_client, holder.pid) == ([], [])
     assert not {m for m in _layer_mounts() if any(v in m for v in volumes)}
