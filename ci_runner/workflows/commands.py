@@ -252,14 +252,68 @@ def without_host_only(script: str) -> tuple[str, list[str]]:
     return _rewrite_lines(script, _host_only_rule)
 
 
-def is_setup(script: str) -> bool:
-    """Every command installs or fetches (or only echoes, cds, sets): a setup step."""
+# a command that runs or sources a script of the repository: `source $GITHUB_WORKSPACE/ci/
+# install.sh`, `. ./deps.sh`, `bash tools/setup.sh`, `./install-deps.sh`
+_RUNS_SCRIPT = re.compile(
+    r"^(?:(?:source|\.|bash|sh)\s+)?(?P<path>(?:\$\{?\w+\}?/|\.{0,2}/)?[\w.-]+"
+    r"(?:/[\w.-]+)*\.(?:sh|bash))(?:\s|$)"
+    r"|^(?P<exe>\./[\w.-]+(?:/[\w.-]+)*)(?:\s|$)"
+)
+_WORKSPACE_VAR = re.compile(r"^\$\{?GITHUB_WORKSPACE\}?/")
+_LEADING_VAR = re.compile(r"^(?:\$\{?\w+\}?\s+)+")  # `$RETRY sudo apt-get ...` (empty or a retrier)
+_MAX_SCRIPT_DEPTH = 3
+
+
+def _script_path(command: str, folder: str) -> str | None:
+    """The repository path of the script `command` runs or sources, from `folder`; a path
+    behind another variable (`"$script_dir"/x.sh`) is taken to be beside the calling script
+    (quotes are dropped: they only group the path)."""
+    found = _RUNS_SCRIPT.match(command.strip().replace('"', "").replace("'", ""))
+    if found is None:
+        return None
+    relative = found["path"] or found["exe"]
+    if _WORKSPACE_VAR.match(relative):
+        path = _WORKSPACE_VAR.sub("", relative)
+    elif relative.startswith("$"):
+        path = posixpath.join(folder, relative.split("/", 1)[1])
+    else:
+        path = posixpath.join(folder, relative)
+    path = posixpath.normpath(path)
+    return None if path.startswith(("../", "/")) else path
+
+
+def runs_installer(command: str, workdir: str, read_file: ReadFile) -> bool:
+    """The command runs a repository script that installs (GitHub's runner lets a step source
+    `ci/install-deps.sh`), following the scripts it sources; never one that runs tests, whose
+    work must stay in CI runs."""
+    pending = [(command, workdir, 0)]
+    installs = False
+    while pending:
+        current, folder, depth = pending.pop()
+        path = _script_path(drop_sudo(current), folder)
+        if path is None or depth >= _MAX_SCRIPT_DEPTH or (body := read_file(path)) is None:
+            continue
+        for line in logical_lines(body[: 256 * 1024]):
+            if TEST_RUNNERS.search(line):
+                return False
+            for inner in _commands(line):
+                inner = drop_sudo(_LEADING_VAR.sub("", inner))
+                installs = installs or is_install(inner)
+                pending.append((inner, posixpath.dirname(path), depth + 1))
+    return installs
+
+
+def is_setup(script: str, installs: Callable[[str], bool] = is_install) -> bool:
+    """Every command installs or fetches (or only echoes, cds, sets): a setup step.
+    `installs` tells an install (`runs_installer` also follows the repository's scripts)."""
     commands = [c for line in logical_lines(script) for c in _commands(line)]
-    installs = [c for c in commands if is_install(c)]
-    return bool(installs) and all(c in installs or _BENIGN.match(c) for c in commands)
+    installing = [c for c in commands if installs(c)]
+    return bool(installing) and all(c in installing or _BENIGN.match(c) for c in commands)
 
 
-def split_installs(script: str) -> tuple[str, str] | None:
+def split_installs(
+    script: str, installs: Callable[[str], bool] = is_install
+) -> tuple[str, str] | None:
     """A step that installs first and then does other work, as (setup part, CI part).
 
     The CI part keeps the remaining lines verbatim, preceded by the `cd`/`export`/`set`
@@ -268,17 +322,17 @@ def split_installs(script: str) -> tuple[str, str] | None:
     """
     raw_lines = script.splitlines()
     end = 0
-    installs = 0
+    installing = 0
     carried: list[str] = []
     for after, line in _line_groups(script):
         commands = _commands(line)
-        if not all(is_install(c) or _BENIGN.match(c) for c in commands):
+        if not all(installs(c) or _BENIGN.match(c) for c in commands):
             break
-        installs += sum(1 for c in commands if is_install(c))
+        installing += sum(1 for c in commands if installs(c))
         carried.extend(c for c in commands if _STATE.match(c) or installs_local_project(c))
         end = after
     rest = "\n".join(raw_lines[end:]).strip()
-    if not installs or not rest:
+    if not installing or not rest:
         return None
     setup = "\n".join(raw_lines[:end]).strip()
     return setup, "\n".join([*carried, rest])

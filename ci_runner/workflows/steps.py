@@ -21,11 +21,13 @@ from ci_runner.workflows.commands import (
     ReadFile,
     drop_sudo,
     installs_local_project,
+    is_install,
     is_setup,
     local_project_installs,
     may_be_unreachable,
     named_toolchain,
     only_lints,
+    runs_installer,
     split_installs,
     test_runner,
     uses_conda,
@@ -383,7 +385,11 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
     if out.toolchain_request is None and (named := named_toolchain(step.run)):
         out.toolchain_request = named  # `cargo +1.75 test`: the leg's toolchain, as asked
         out.notes.append(f"step {step.name!r} names the toolchain {named!r}")
-    if not is_setup(step.run) and (parts := split_installs(step.run)) is not None:
+
+    def installing(command: str) -> bool:
+        return is_install(command) or runs_installer(command, step.workdir, read_file)
+
+    if not is_setup(step.run, installing) and (parts := split_installs(step.run, installing)):
         installs, rest = parts
         name = _unique(f"{step.name} (installs)", taken)
         out.setup.append(_setup_step(step, name, drop_sudo(installs), out))
@@ -393,7 +399,7 @@ def _place(step: Step, taken: set[str], read_file: ReadFile, out: LegSteps) -> N
             "environment is built; the rest is a CI step"
         )
         step = step.model_copy(update={"run": rest})
-    if is_setup(step.run):
+    if is_setup(step.run, installing):
         without_sudo = drop_sudo(step.run)
         name = _unique(step.name, taken)
         out.setup.append(_setup_step(step, name, without_sudo, out))

@@ -285,6 +285,66 @@ jobs:
     assert "the job's services (postgres) run beside the job, as localhost" in notes
 
 
+# swig's CI (its linux.yml at the base of swig__swig-3159, shortened): a step sources a
+# repository script, which sources another that installs with apt-get and pip
+SOURCING_WORKFLOW = """
+jobs:
+  build:
+    runs-on: ubuntu-22.04
+    steps:
+    - uses: actions/checkout@v4
+    - name: Install Dependencies
+      run: |
+          set -x
+          export PATH="/usr/lib/ccache:$PATH"
+          source $GITHUB_WORKSPACE/Tools/GHA-linux-install.sh
+          echo WITHLANG="$WITHLANG" >> $GITHUB_ENV
+          case $(uname) in
+              Linux) cpu_count=$(nproc) ;;
+          esac
+          echo SWIGJOBS=-j$cpu_count >> $GITHUB_ENV
+    - name: Configure
+      run: |
+          source $GITHUB_WORKSPACE/Tools/CI-linux-environment.sh
+          ./autogen.sh && mkdir -p build/build && cd build/build && ../../configure
+    - name: Test
+      working-directory: build/build
+      run: make check-python-test-suite
+"""
+SOURCED_SCRIPTS = {
+    "Tools/GHA-linux-install.sh": 'script_dir="$( dirname "${BASH_SOURCE[0]}")"\nRETRY=\n'
+    'source "$script_dir"/CI-linux-install.sh\n',
+    "Tools/CI-linux-install.sh": "set -e\n$RETRY sudo apt-get -qq update\n"
+    "$RETRY sudo apt-get -qq install libboost-dev libpcre3-dev\n"
+    'case "$SWIGLANG" in\n  "python") pip install --user pycodestyle ;;\nesac\n',
+    "Tools/CI-linux-environment.sh": 'export PATH="$HOME/.local/bin:$PATH"\n',
+    "configure.ac": "AC_INIT([swig])\n",
+}
+
+
+def test_a_step_sourcing_a_repository_script_that_installs_is_setup_up_to_it() -> None:
+    """GitHub's runner lets a step source the repo's install script: its installs need the
+    network, so they are setup; a script that only sets variables, or one that runs tests,
+    stays in CI runs."""
+    derived = derive_pipeline(
+        {"w.yml": SOURCING_WORKFLOW}, ["build"], "cpp", read_file=SOURCED_SCRIPTS.get
+    )
+    (setup,) = derived.pipeline.setup
+    assert setup.name == "Install Dependencies (installs)"
+    assert "source $GITHUB_WORKSPACE/Tools/GHA-linux-install.sh" in setup.run
+    assert "case $(uname)" not in setup.run
+    first, configure, _ = derived.pipeline.steps
+    assert first.run.startswith("set -x\nexport PATH=") and "case $(uname)" in first.run
+    assert "source" not in first.run  # installed once, in the environment
+    assert configure.run.startswith("source $GITHUB_WORKSPACE/Tools/CI-linux-environment.sh")
+    testing = {
+        **SOURCED_SCRIPTS,
+        "Tools/CI-linux-install.sh": "apt-get install -y g++\nmake check\n",
+    }
+    derived = derive_pipeline({"w.yml": SOURCING_WORKFLOW}, ["build"], "cpp", read_file=testing.get)
+    assert not derived.pipeline.setup  # its script runs tests too: a CI step as it is
+
+
 def test_the_toolchain_version_the_job_asks_for_is_kept() -> None:
     derived = derive_pipeline(
         {PATH: MATRIX_WORKFLOW}, [JobRef("ubuntu-latest (3.12)", PATH)], "python"
