@@ -30,10 +30,11 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, SYSTEM_PATH, WHEELHOUSE
 from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
-from ci_runner.github_files import keep_for_runs, with_earlier_steps
+from ci_runner.github_files import keep_for_runs
 from ci_runner.image_layout import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
 from ci_runner.image_names import env_image_name
 from ci_runner.images import ImageBuilder
+from ci_runner.job_folder import JOB_FOLDER, step_command
 from ci_runner.languages import find_profile, profile_of
 from ci_runner.locks import file_lock
 from ci_runner.package_dates import (
@@ -602,12 +603,13 @@ class EnvironmentBuilder:
             dated, cut = self._with_date(box, spec, env, cut)
 
             def run_setup(base: dict[str, str], step: Step = step) -> tuple[bool, str]:
+                command, workdir = step_command(pipeline, step)
                 return self._exec(
                     box,
                     f"setup step {step.name!r}",
-                    with_earlier_steps(step.run, step.env),
+                    command,
                     {**base, **pipeline.env, **step.env},
-                    step.workdir,
+                    workdir,
                     step.timeout_s,
                 )
 
@@ -628,10 +630,12 @@ class EnvironmentBuilder:
             if not ok:  # tried only (continue-on-error, an install from elsewhere): said
                 progress(f"setup step {step.name!r} failed, which it may:\n{_tail(log, 8)}")
         if pipeline.setup:
+            # the job's folder is laid out anew by every run's steps, as on a fresh runner
+            forget_job_folder = f"\nrm -rf {JOB_FOLDER}\n" if pipeline.checkout_path else ""
             ok, log = self._exec(
                 box,
                 "keeping the setup's environment files",
-                keep_for_runs(),
+                keep_for_runs() + forget_job_folder,
                 {**env, **pipeline.env},
             )
             if not ok:
@@ -701,12 +705,13 @@ class EnvironmentBuilder:
             env["HOME"] = "/root"
         for step in spec.pipeline.steps:
             progress(f"warming build caches: {step.name!r}")
+            command, workdir = step_command(spec.pipeline, step)
             ok, log, code = self._exec_code(
                 box,
                 f"warm-up step {step.name!r}",
-                with_earlier_steps(step.run, step.env),
+                command,
                 {**env, **step.env},
-                step.workdir,
+                workdir,
                 step.timeout_s,
             )
             if ok:

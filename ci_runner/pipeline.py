@@ -41,11 +41,30 @@ class Step(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     workdir: str = "."
     continue_on_error: bool = False
+    # a job that checks the repository out into a subfolder (`Pipeline.checkout_path`) runs
+    # some steps above it, in the job's folder: where, relative to that folder (else None)
+    job_workdir: str | None = None
 
     @field_validator("workdir")
     @classmethod
     def _workdir_inside(cls, value: str) -> str:
         return _relative_posix(value, "workdir")
+
+    @field_validator("job_workdir")
+    @classmethod
+    def _job_workdir_inside(cls, value: str | None) -> str | None:
+        return None if value is None else _relative_posix(value, "job workdir")
+
+    @model_serializer(mode="wrap")
+    def _without_job_workdir(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        """A step in the repository dumps as before job folders existed: stored tasks, the
+        environment images and the CI results cached by content keep their keys."""
+        data: dict[str, Any] = handler(self)
+        if self.job_workdir is None:
+            data.pop("job_workdir", None)
+        return data
 
 
 class ReportSpec(BaseModel):
@@ -110,16 +129,31 @@ class Pipeline(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     setup: tuple[Step, ...] = ()
     services: dict[str, Service] = Field(default_factory=dict)
+    # where the job checks the repository out (`actions/checkout` with `path: src/app`),
+    # relative to its folder: steps with a `job_workdir` run there, beside the checkout
+    checkout_path: str | None = None
+
+    @field_validator("checkout_path")
+    @classmethod
+    def _checkout_path_inside(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        path = _relative_posix(value, "checkout path")
+        if path == ".":
+            raise ValueError("checkout path must be a subfolder of the job's folder, got '.'")
+        return path
 
     @model_serializer(mode="wrap")
     def _without_empty_services(
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
     ) -> dict[str, Any]:
-        """A pipeline without services dumps as before they existed: stored tasks and the
-        CI results cached by request content keep their keys."""
+        """A pipeline without services or a checkout path dumps as before they existed:
+        stored tasks and the CI results cached by request content keep their keys."""
         data: dict[str, Any] = handler(self)
         if not self.services:
             data.pop("services", None)
+        if self.checkout_path is None:
+            data.pop("checkout_path", None)
         return data
 
     def env_values(self, key: str) -> list[str]:
@@ -134,4 +168,8 @@ class Pipeline(BaseModel):
             raise ValueError(f"step names must be unique, repeated: {', '.join(dupes)}")
         if self.report.step is not None and self.report.step not in names:
             raise ValueError(f"report step {self.report.step!r} is not a step of the pipeline")
+        if self.checkout_path is None and any(
+            s.job_workdir is not None for s in (*self.setup, *self.steps)
+        ):
+            raise ValueError("a step runs in the job's folder, but no checkout path is given")
         return self

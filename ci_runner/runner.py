@@ -23,6 +23,7 @@ from ci_runner.errors import (
 )
 from ci_runner.github_files import with_earlier_steps
 from ci_runner.image_layout import WORKSPACE
+from ci_runner.job_folder import step_command
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
@@ -273,11 +274,12 @@ class CIRunner:
         limits: Limits,
         remaining: float,
     ) -> StepResult:
+        command, workdir = step_command(pipeline, step)
         try:
             done = sandbox.exec(
-                with_earlier_steps(step.run, step.env),
+                command,
                 env={**pipeline.env, **step.env},
-                workdir=posixpath.normpath(f"{WORKSPACE}/{step.workdir}"),
+                workdir=posixpath.normpath(f"{WORKSPACE}/{workdir}"),
                 timeout_s=min(step.timeout_s, remaining),
                 max_output_bytes=limits.max_output_bytes,
             )

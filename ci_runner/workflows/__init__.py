@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ci_runner.errors import CIError
+from ci_runner.job_folder import JOB_FOLDER
 from ci_runner.languages import profiles
 from ci_runner.pipeline import Pipeline, Service, Step
 from ci_runner.workflows.commands import ReadFile, only_lints, runner_lines
@@ -683,6 +684,8 @@ def _pipeline(
     except ReportRuleError as exc:
         raise WorkflowError(str(exc)) from exc
     env = {**RUNNER_ENV, **item.contexts["env"]}
+    if steps.checkout_path is not None:  # the job's folder, where the checkout is a subfolder
+        env["GITHUB_WORKSPACE"] = JOB_FOLDER
     for key, value in reporting.env.items():
         env[key] = f"{env[key]} {value}" if key in reporting.appended and key in env else value
     services = _services(leg.job.get("services"), item.contexts, notes)
@@ -692,6 +695,7 @@ def _pipeline(
         env=env,
         setup=tuple(setup),
         services=services,
+        checkout_path=steps.checkout_path,
     )
     return DerivedPipeline(
         pipeline=pipeline,

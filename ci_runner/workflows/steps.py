@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
+from ci_runner.job_folder import JOB_FOLDER
 from ci_runner.pipeline import Step
 from ci_runner.workflows.actions import Effect, checks_out_own_repo, use_action
 from ci_runner.workflows.commands import (
@@ -68,6 +70,8 @@ class LegSteps:
     conda: list[str] = field(default_factory=list)  # steps that need conda (unsupported)
     docker: list[str] = field(default_factory=list)  # steps that need Docker in the job
     checks_out: bool = False  # a step checks out the workflow's own repository
+    # where that checkout goes in the job's folder (`path: src/app`); None: the folder itself
+    checkout_path: str | None = None
 
 
 def _mapping(block: Any, contexts: dict[str, Any], what: str) -> dict[str, str]:
@@ -179,9 +183,83 @@ def leg_steps(
         defaults["working-directory"] = "."
     raw_steps = leg.job.get("steps") or []
     scope = _Scope({**contexts, "steps": {}}, defaults, {})
-    _expand(raw_steps if isinstance(raw_steps, list) else [], scope, read_file, step_timeout_s, out)
+    # paths are the job folder's until the end, where they become the repository's
+    reader = _in_checkout(read_file, out)
+    _expand(raw_steps if isinstance(raw_steps, list) else [], scope, reader, step_timeout_s, out)
     _lints_do_not_stop_tests(out)
+    if out.checkout_path is not None:
+        out.setup = [_in_job(step, out.checkout_path) for step in out.setup]
+        out.steps = [_in_job(step, out.checkout_path) for step in out.steps]
     return out
+
+
+def _under(path: str, folder: str) -> str | None:
+    """`path` relative to `folder` if it lies in it (both relative, normalised), else None."""
+    if path == folder:
+        return "."
+    return path[len(folder) + 1 :] if path.startswith(f"{folder}/") else None
+
+
+def _in_checkout(read_file: ReadFile, out: LegSteps) -> ReadFile:
+    """A reader of the job folder's paths: once the job checks the repository out into a
+    subfolder, what lies under it is the repository's file, and nothing else is there."""
+
+    def read(path: str) -> str | None:
+        if out.checkout_path is None:
+            return read_file(path)
+        inner = _under(posixpath.normpath(path), out.checkout_path)
+        return None if inner is None else read_file(inner)
+
+    return read
+
+
+def _in_job(step: Step, checkout_path: str) -> Step:
+    """A step of a job that checks out into `checkout_path`: one whose folder is in the
+    checkout runs there, in the repository; any other runs in the job's folder."""
+    inner = _under(step.workdir, checkout_path)
+    if inner is not None:
+        return step.model_copy(update={"workdir": inner})
+    return step.model_copy(update={"workdir": ".", "job_workdir": step.workdir})
+
+
+def _checkout_into(
+    label: str,
+    path: str | None,
+    scope: _Scope,
+    step_timeout_s: float,
+    out: LegSteps,
+    taken: set[str],
+) -> None:
+    """`actions/checkout` of the job's own repository with `path:`: the repository then lies
+    in that subfolder of the job's folder, which a step lays out as a link to the workspace
+    (in the environment build for the setup steps after it, and in every CI run)."""
+    folder = posixpath.normpath((path or "").strip()) if path is not None else None
+    if folder is None:
+        out.notes.append(f"step {label!r}: its checkout path is not known; the job's folder")
+        return
+    if folder in ("", ".") or folder.startswith(("/", "../")) or folder == "..":
+        return
+    if out.checkout_path is not None:
+        if folder != out.checkout_path:
+            out.notes.append(
+                f"step {label!r}: checks out again into {folder!r}; the repository stays "
+                f"at {out.checkout_path!r}"
+            )
+        return
+    out.checkout_path = folder
+    github = scope.contexts.get("github")
+    if isinstance(github, Mapping):
+        scope.contexts["github"] = {**github, "workspace": JOB_FOLDER}
+    link = f"mkdir -p {shlex.quote(posixpath.dirname(folder) or '.')} && ln -sfn {WORKSPACE} "
+    run = link + shlex.quote(folder)
+    for target in (out.setup, out.steps):
+        name = _unique(label if target is out.steps else f"{label} (layout)", taken)
+        target.append(Step(name=name, run=run, timeout_s=step_timeout_s))
+        out.order.append(name)
+    out.notes.append(
+        f"step {label!r}: checks the repository out into {folder!r} of the job's folder "
+        f"({JOB_FOLDER}, GITHUB_WORKSPACE), where a link to the workspace stands for it"
+    )
 
 
 def _expand(
@@ -274,7 +352,9 @@ def _use(
     out.notes.append(use.note)
     github = scope.contexts.get("github")
     repository = github.get("repository") if isinstance(github, Mapping) else None
-    out.checks_out = out.checks_out or checks_out_own_repo(uses, inputs, repository)
+    if checks_out_own_repo(uses, inputs, repository):
+        out.checks_out = True
+        _checkout_into(label, inputs.get("path", ""), scope, step_timeout_s, out, taken)
     step_id = to_text(raw.get("id")).strip()
     if step_id:
         outputs = {k: v for k, v in use.outputs.items()}

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +28,16 @@ class Reply:
     answer_bytes: int = 0  # a completion this many bytes long, made as it is sent (never whole)
     send_length: bool = True  # with Content-Length (else the closed connection ends the body)
     usage: str | None = None  # the completion's usage, as JSON text (None: a plausible one)
+
+
+# an answer whose patch adds one file 1,000 folders deep and fixes nothing: it once crashed
+# Arena's tripwire planter, and the match it was losing was voided
+DEEP = "/".join(["d"] * 1000) + "/x.py"
+WRONG_AND_DEEP = (
+    "My fix.\n\n```diff\n"
+    f"diff --git a/{DEEP} b/{DEEP}\nnew file mode 100644\n--- /dev/null\n+++ b/{DEEP}\n"
+    "@@ -0,0 +1 @@\n+x = 1\n```\n"
+)
 
 
 def completion(content: str, finish_reason: str = "stop", usage: str | None = None) -> str:
@@ -70,11 +80,16 @@ def _echoing(reply: Reply, authorization: str) -> Reply:
 
 @contextmanager
 def scripted_server(
-    script: list[Reply], default: Reply | None = None, host: str = "127.0.0.1"
+    script: list[Reply],
+    default: Reply | None = None,
+    host: str = "127.0.0.1",
+    route: Callable[[dict[str, Any]], Reply | None] | None = None,
 ) -> Iterator[ScriptedServer]:
     """Serve `script` in order (then `default`, or 500s) on `host`, for this block only.
 
     `host` is a loopback address, or the Docker bridge's own address for containers to reach.
+    `route` answers a request by what it asks (its JSON payload) where requests come in no
+    fixed order (a service's concurrent matches); None leaves it to the script.
     """
     state = ScriptedServer(url="", script=list(script), requests=[], auth=[])
     lock = threading.Lock()
@@ -86,7 +101,8 @@ def scripted_server(
             with lock:
                 state.requests.append({"path": self.path, **payload})
                 state.auth.append(self.headers.get("Authorization"))
-                reply = (
+                routed = route(payload) if route is not None else None
+                reply = routed or (
                     state.script.pop(0)
                     if state.script
                     else (default or Reply(status=500, body="{}"))

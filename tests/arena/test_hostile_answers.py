@@ -10,17 +10,10 @@ from pathlib import Path
 import pytest
 
 from ci_runner import CISettings
-from tests.arena.scripted_server import Reply, scripted_server
+from tests.arena.scripted_server import WRONG_AND_DEEP, Reply, scripted_server
 from tests.cli import run_arena
 
 pytestmark = pytest.mark.docker
-
-DEEP = "/".join(["d"] * 1000) + "/x.py"
-WRONG_AND_DEEP = (
-    "My fix.\n\n```diff\n"
-    f"diff --git a/{DEEP} b/{DEEP}\nnew file mode 100644\n--- /dev/null\n+++ b/{DEEP}\n"
-    "@@ -0,0 +1 @@\n+x = 1\n```\n"
-)
 
 
 def test_a_patch_with_a_tree_arena_cannot_walk_loses_and_voids_nothing(
@@ -40,3 +33,30 @@ def test_a_patch_with_a_tree_arena_cannot_walk_loses_and_voids_nothing(
     match = json.loads(done.stdout)
     assert match["result"] == "oracle", match
     assert match["score"] == {"hostile": 0, "oracle": 2}, match
+
+
+def test_an_endpoint_reporting_impossible_usage_answers_nothing_and_spends_nothing(
+    ci_settings: CISettings, images: dict[str, str], tmp_path: Path
+) -> None:
+    """Usage no request could have used (negative, past max_tokens) once made budgets
+    unreachable and failed matches as infrastructure: it is the model's own failure, an
+    answer of nothing that names the field, and no token of it is counted."""
+    usage = '{"prompt_tokens": -8000000000, "completion_tokens": 2000000000}'
+    lying = Reply(content="I could not find the bug.", usage=usage)
+    evidence = tmp_path / "evidence"
+    with scripted_server([], default=lying) as hostile:
+        models = tmp_path / "models.yaml"
+        models.write_text(
+            f"models:\n  - name: hostile\n    base_url: {hostile.url}/v1\n    model: m\n"
+        )
+        play = ["play", "--task", "demo__py-textkit-slug", "--a", "hostile", "--b", "oracle"]
+        done = run_arena(
+            [*play, "--models-file", str(models), "--json", "--evidence", str(evidence)],
+            ARENA_CACHE_DIR=str(ci_settings.cache_dir),
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    match = json.loads(done.stdout)
+    assert match["score"] == {"hostile": 0, "oracle": 2}, match
+    said = "\n".join(p.read_text() for p in sorted(evidence.rglob("*")) if p.is_file())
+    assert "usage.prompt_tokens = -8000000000 is out of range" in said
+    assert hostile.requests  # it was asked, and its answers were refused

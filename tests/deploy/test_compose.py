@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -25,7 +25,7 @@ import pytest
 from arena.tasks.demo import demo_tasks
 from arena.tasks.gitrepo import commit_directory
 from arena.tasks.schema import Task
-from tests.arena.scripted_server import Reply, scripted_server
+from tests.arena.scripted_server import DEEP, WRONG_AND_DEEP, Reply, scripted_server
 from tests.servers import free_port
 
 T = TypeVar("T")
@@ -43,14 +43,29 @@ BUILD_SETTINGS = (
 APP_SERVICES = ("api", "worker-control", "worker-llm", "worker-ci")
 MIRRORED = "https://git.example.invalid/"  # repos under it come from the stack's mirror folder
 BUILD_DISK_MB = 2048
-# a dataset line whose setup step writes without end into the build box
+BUILD_MEMORY_MB = 2048
+# a dataset line whose setup step, run as root in the build box, tries a raw socket (on a
+# host-network build it sniffed the admin token), 4 GiB of memory, then writes without end
+HOSTILE_SETUP = (
+    "python3 -c 'import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW)' 2>/dev/null"
+    ' && echo "raw socket: granted" || echo "raw socket: refused"\n'
+    "python3 -c 'x = bytearray(4096 * 2**20); x[::4096] = b\"1\" * len(x[::4096])' 2>/dev/null"
+    ' && echo "memory: granted" || echo "memory: refused"\n'
+    "cp /dev/zero /var/fill\n"
+)
 HOSTILE_FILES = {
     "calc.py": "def add(a, b):\n    return a - b\n",
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
     ".github/workflows/ci.yml": "on: [pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
-    "    steps:\n      - uses: actions/checkout@v4\n      - run: cp /dev/zero /var/fill\n"
-    "      - run: python -m pytest -q\n",
+    "    steps:\n      - uses: actions/checkout@v4\n      - run: |\n"
+    + "".join(f"          {line}\n" for line in HOSTILE_SETUP.splitlines())
+    + "      - run: python -m pytest -q\n",
 }
+# token usage no request could have used: it once made budgets unreachable, the tournament
+# listing a 422 for everyone and the match an infrastructure fault with nobody to blame
+IMPOSSIBLE_USAGE = (
+    '{"prompt_tokens": -8000000000, "completion_tokens": 2000000000, "total_tokens": NaN}'
+)
 HOSTILE_PATCH = (
     "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
     " def add(a, b):\n-    return a - b\n+    return a + b\n"
@@ -140,8 +155,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     settings |= {
         "ARENA_GIT_MIRRORS_DIR": str(mirrors),
         "ARENA_GIT_MIRRORS": f"{MIRRORED}=/srv/git/{{owner}}+{{name}}.git",
-        # a build past it is killed (the demo tasks' builds write far less)
+        # a build past them is killed (the demo tasks' builds use far less)
         "ARENA_BUILD_DISK_MB": str(BUILD_DISK_MB),
+        "ARENA_BUILD_MEMORY_MB": str(BUILD_MEMORY_MB),
     }
     env_file = work / "compose.env"
     env_file.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
@@ -240,6 +256,23 @@ def _hostile_line(mirrors: Path) -> bytes:
     return (json.dumps(line) + "\n").encode()
 
 
+def _hostile_model(deep_on: Task, bad_usage_on: Task) -> Callable[[dict[str, Any]], Reply]:
+    """A model that submits a patch 1,000 folders deep on one task, reports impossible token
+    usage on every answer about another, and finds nothing elsewhere (the service plays its
+    matches in no fixed order, so the request says which task and role it is)."""
+
+    def answer(payload: dict[str, Any]) -> Reply:
+        prompt = "\n".join(str(m.get("content")) for m in payload.get("messages") or [])
+        if bad_usage_on.problem_statement.splitlines()[0] in prompt:
+            return Reply(content="I could not find the bug.", usage=IMPOSSIBLE_USAGE)
+        submitting = "You are a software engineer fixing an issue" in prompt
+        if submitting and deep_on.problem_statement.splitlines()[0] in prompt:
+            return Reply(content=WRONG_AND_DEEP)
+        return Reply(content="I could not find the bug.")
+
+    return answer
+
+
 def _sandboxes_of(worker: str) -> list[str]:
     """The ids of the sandboxes that name `worker`'s container (its full id) as their owner."""
     full = subprocess.run(
@@ -295,10 +328,14 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
     assert published["api"] and all(ip == "127.0.0.1" for ip in published["api"]), published
 
     # a model served on this machine, which the llm worker reaches as host.docker.internal
+    # (hostile: its answers on one task are 1,000 folders deep, on another its usage is
+    # impossible; neither may void a match it loses, break a listing or reach a budget)
     bridge = _docker_bridge_address()
-    with scripted_server(
-        [], default=Reply(content="I could not find the bug."), host=bridge
-    ) as llm:
+    demo = demo_tasks(stack.work / "demo-repos")
+    played = _one_per_language(demo)
+    by_language = {t.language.value: t for t in demo if t.instance_id in played}
+    deep_on, bad_usage_on = by_language["python"], by_language["go"]
+    with scripted_server([], host=bridge, route=_hostile_model(deep_on, bad_usage_on)) as llm:
         port = llm.url.rsplit(":", 1)[1]
         created = api.post("/api/models", headers=ADMIN, json={
             "name": "scripted", "base_url": f"http://host.docker.internal:{port}",
@@ -308,8 +345,6 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         # one task of each language: every toolchain plays, at half the eight tasks' CI time;
         # one of them comes from the mirror folder, which every service (the API and LLM
         # worker as uid 10001, the CI worker as root) reads though none of them owns it
-        demo = demo_tasks(stack.work / "demo-repos")
-        played = _one_per_language(demo)
         corpus = _container_demo_corpus(demo, stack.work / "git-mirrors", played[0])
         imported = api.post("/api/tasks/import", headers=ADMIN,
                             files={"file": ("demo.jsonl", corpus)})  # fmt: skip
@@ -351,9 +386,35 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
             return api.get(f"/api/tournaments/{tournament}").json()["status"] != "running"
 
         _wait_for("the tournament's end", ended, 2400, every=5)
-        progress = _progress(api, tournament)
-        assert progress["done"] == total, progress
+        final = api.get(f"/api/tournaments/{tournament}").json()
+        assert final["progress"]["done"] == total, final["progress"]
+        # impossible usage is the model's own failure (no answer), never its endpoint's or
+        # the infrastructure's, and adds nothing to what the tournament spent
+        assert final["models_at_fault"] == [], final["models_at_fault"]
+        assert all(0 <= s["tokens"] < 10**7 for s in final["spending"]), final["spending"]
+        listed = api.get("/api/tournaments")
+        assert listed.status_code == 200, listed.text
         assert llm.requests, "the scripted model was never asked"
+        listing = api.get("/api/matches", params={"tournament": tournament, "limit": 100})
+        for match in listing.json()["matches"]:
+            if "scripted" not in (match["a"], match["b"]):
+                continue
+            assert match["status"] == "done" and match["result"] != "scripted", match
+            shown = api.get(f"/api/matches/{match['id']}", headers=ADMIN).json()
+            answers = [
+                answer
+                for played_round in shown["rounds"]
+                for answer in played_round["answers"]
+                if answer["model"] == "scripted"
+            ]
+            if match["task"] == bad_usage_on.instance_id:
+                assert answers and all(
+                    "usage.prompt_tokens" in (a["error"] or "") and a["prompt_tokens"] == 0
+                    for a in answers
+                ), answers
+            elif match["task"] == deep_on.instance_id:  # its deep patch lost, voiding nothing
+                submitted = [a for a in answers if a["role"] == "submitter"]
+                assert submitted and DEEP in (submitted[0]["diff"] or ""), submitted
 
         def judged() -> dict[str, object] | None:
             shown = api.get("/api/tasks/hostile-1").json()
@@ -363,6 +424,13 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         assert verdict["validity"] == "invalid", verdict
         reason = str(verdict["validation_reason"])
         assert f"killed: the build's disk limit of {BUILD_DISK_MB} MiB" in reason, reason
+        assert "raw socket: refused" in reason and "memory: refused" in reason, reason
+
+    # a JSON upload nested 100,000 deep is a 4xx naming the problem
+    nested = api.post("/api/tasks/import", headers=ADMIN,
+                      files={"file": ("tasks.json", b"[" * 100_000, "application/json")})  # fmt: skip
+    assert nested.status_code == 422, nested.text
+    assert "nested more than 64 levels deep" in nested.text
 
     # the leaderboard fills in from the stored snapshot
     def board() -> list[dict[str, object]]:
@@ -387,7 +455,9 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
     for model in ("scripted", "oracle", "null"):
         assert f">{model}<" in page.stdout, f"{model} is not on the leaderboard page"
     # a link to one match (the site routes in the URL fragment) renders its evidence
-    match = api.get("/api/matches", params={"tournament": tournament, "limit": 1}).json()
+    match = api.get(
+        "/api/matches", params={"tournament": tournament, "limit": 1, "status": "done"}
+    ).json()
     match_id, task_id = match["matches"][0]["id"], match["matches"][0]["task"]
     deep = subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
