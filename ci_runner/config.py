@@ -57,7 +57,7 @@ class CISettings(BaseSettings):
     # environment image builds only (setup steps, with network); CI runs never see these
     build_network: str = Field(default="bridge", min_length=1)
     build_ca_bundle: Path | None = None
-    # memory of an environment build box (its scratch folders come on top): setup steps and
+    # memory of an environment build box, its in-memory scratch folders included: setup steps and
     # warm-ups compile (cargo, C++), so more than a run's; a build past it fails, the host stays
     build_memory_mb: int = Field(default=6144, ge=256)
     # what a build box may write outside its scratch folders (packages, toolchains, caches:

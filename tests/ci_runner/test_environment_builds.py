@@ -249,12 +249,16 @@ def test_a_hostile_setup_step_gets_no_raw_socket_and_no_memory_past_the_limit(
 ) -> None:
     """A dataset line's setup steps run as root in the build box, but without NET_RAW (on a
     host-network build it sniffed the admin token off the loopback) and within the build's
-    memory (it took 3 GiB of the host's)."""
+    memory (it took 3 GiB of the host's), its scratch folders included (sized on top of the
+    limit, their unused room was the processes' too: a compose stack's build of 2 GiB beside
+    a workspace of 2 GiB held 4 GiB)."""
     small = env_settings.model_copy(update={"build_memory_mb": 512})
+    assert small.limits.disk_mb >= 1536  # the workspace's room exceeds the hog's excess
     builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
     repo, commit = make_repo(PYTHON_FILES)
     sniff = "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW); print('sniffing')"
-    hog = "x = bytearray(4096 * 2**20); x[::4096] = b'1' * len(x[::4096]); print('held')"
+    # 1.5 GiB: within the limit plus the workspace's room, past the limit
+    hog = "x = bytearray(1536 * 2**20); x[::4096] = b'1' * len(x[::4096]); print('held')"
     for name, code, said in (
         ("sniff", sniff, "Operation not permitted"),
         ("hog", hog, "killed: the build's memory limit of 512 MiB"),

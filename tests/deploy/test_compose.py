@@ -44,9 +44,11 @@ APP_SERVICES = ("api", "worker-control", "worker-llm", "worker-ci")
 MIRRORED = "https://git.example.invalid/"  # repos under it come from the stack's mirror folder
 BUILD_DISK_MB = 2048
 BUILD_MEMORY_MB = 2048
-# a dataset line whose setup step, run as root in the build box, tries a raw socket (on a
+# a dataset line whose setup script, run as root in the build box, tries a raw socket (on a
 # host-network build it sniffed the admin token), 4 GiB of memory, then writes without end
 HOSTILE_SETUP = (
+    "#!/bin/bash\n# this project's build dependencies\n"
+    "pip install --no-index --find-links ci/wheels -r ci/requirements.txt || true\n"
     "python3 -c 'import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW)' 2>/dev/null"
     ' && echo "raw socket: granted" || echo "raw socket: refused"\n'
     "python3 -c 'x = bytearray(4096 * 2**20); x[::4096] = b\"1\" * len(x[::4096])' 2>/dev/null"
@@ -56,10 +58,11 @@ HOSTILE_SETUP = (
 HOSTILE_FILES = {
     "calc.py": "def add(a, b):\n    return a - b\n",
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    "ci/requirements.txt": "six\n",
+    "ci/install-deps.sh": HOSTILE_SETUP,
     ".github/workflows/ci.yml": "on: [pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
-    "    steps:\n      - uses: actions/checkout@v4\n      - run: |\n"
-    + "".join(f"          {line}\n" for line in HOSTILE_SETUP.splitlines())
-    + "      - run: python -m pytest -q\n",
+    "    steps:\n      - uses: actions/checkout@v4\n      - run: bash ci/install-deps.sh\n"
+    "      - run: python -m pytest -q\n",
 }
 # token usage no request could have used: it once made budgets unreachable, the tournament
 # listing a 422 for everyone and the match an infrastructure fault with nobody to blame
