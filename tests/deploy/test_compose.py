@@ -8,6 +8,8 @@ survive `down` and `up`, a migration added between two `up`s, and nothing left a
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import secrets
@@ -428,6 +430,17 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
         reason = str(verdict["validation_reason"])
         assert f"killed: the build's disk limit of {BUILD_DISK_MB} MiB" in reason, reason
         assert "raw socket: refused" in reason and "memory: refused" in reason, reason
+
+    # a dataset id that is a spreadsheet formula is text in the CSV export
+    formula = {**json.loads(hostile), "instance_id": " =1+2"}
+    uploaded = api.post("/api/tasks/import", headers=ADMIN,
+                        files={"file": ("formula.jsonl", json.dumps(formula).encode())})  # fmt: skip
+    assert uploaded.status_code == 200, uploaded.text
+    exported = api.get("/api/tasks/report", headers=ADMIN, params={"format": "csv"})
+    cells = [cell for row in csv.reader(io.StringIO(exported.text)) for cell in row]
+    shown = [cell for cell in cells if "=1+2" in cell]
+    assert shown and all(cell.startswith("'") for cell in shown), exported.text[:2000]
+    assert not [c for c in cells if c.lstrip(" \t\r\n")[:1] in ("=", "+", "@")]
 
     # a JSON upload nested 100,000 deep is a 4xx naming the problem
     nested = api.post("/api/tasks/import", headers=ADMIN,
