@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import docker
 import docker.errors
+import docker.models.containers
 
 from ci_runner.config import CISettings
 from ci_runner.engine import ENGINE_ERRORS, connect
@@ -29,6 +32,8 @@ from ci_runner.sandbox.provider import BesideServices, SandboxProvider
 from ci_runner.services import ServiceImages
 from ci_runner.types import Limits
 
+log = logging.getLogger(__name__)
+
 MIN_BUILD_PIDS = 1024  # package managers fork widely
 # what root in a build box keeps: files of any owner (apt, pip, chown in setup steps), and
 # dropping to another user (apt's _apt sandbox, `su`); never raw sockets (NET_RAW sniffed the
@@ -43,6 +48,9 @@ class DockerProvider(SandboxProvider):
         self._settings = settings
         self._client = client
         self._images: DockerImageStore | None = None
+        # whether the engine's storage sizes a container's layer (`--storage-opt size`:
+        # overlay2 on xfs with project quotas); None until a build box has asked
+        self._sized_layers: bool | None = None
 
     @property
     def client(self) -> docker.DockerClient:
@@ -98,25 +106,25 @@ class DockerProvider(SandboxProvider):
         line's 4 GiB held in a box of 2 GiB beside a 4 GiB workspace)."""
         client = self.client
         memory = f"{memory_mb}m"
+        options: dict[str, Any] = {
+            "command": ["sleep", str(int(lifetime_s))],
+            "detach": True,
+            "init": True,
+            "network_mode": network,
+            "tmpfs": {path: f"rw,exec,size={mb}m,mode=0755" for path, mb in scratch.items()},
+            "working_dir": WORKSPACE,
+            "nano_cpus": int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
+            "pids_limit": max(limits.pids, MIN_BUILD_PIDS),
+            "mem_limit": memory,
+            "memswap_limit": memory,
+            "cap_drop": ["ALL"],
+            "cap_add": list(BUILD_CAPABILITIES),
+            "security_opt": ["no-new-privileges"],
+            # owned like a sandbox: swept once its owner is gone or its time is up
+            "labels": {**labels, **sandbox_labels(client, lifetime_s)},
+        }
         try:
-            container = client.containers.create(
-                image,
-                command=["sleep", str(int(lifetime_s))],
-                detach=True,
-                init=True,
-                network_mode=network,
-                tmpfs={path: f"rw,exec,size={mb}m,mode=0755" for path, mb in scratch.items()},
-                working_dir=WORKSPACE,
-                nano_cpus=int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
-                pids_limit=max(limits.pids, MIN_BUILD_PIDS),
-                mem_limit=memory,
-                memswap_limit=memory,
-                cap_drop=["ALL"],
-                cap_add=list(BUILD_CAPABILITIES),
-                security_opt=["no-new-privileges"],
-                # owned like a sandbox: swept once its owner is gone or its time is up
-                labels={**labels, **sandbox_labels(client, lifetime_s)},
-            )
+            container = self._create_sized(image, options, disk_mb)
         except docker.errors.ImageNotFound as exc:
             raise ImageError(f"toolchain image {image} is missing") from exc
         except ENGINE_ERRORS as exc:
@@ -131,6 +139,28 @@ class DockerProvider(SandboxProvider):
             raise
         box.watch_disk(disk_mb)
         return box
+
+    def _create_sized(
+        self, image: str, options: dict[str, Any], disk_mb: int
+    ) -> docker.models.containers.Container:
+        """The build box, its layer sized to `disk_mb` where the engine's storage can (an
+        exact bound, `fallocate` included; the disk watch stays as a second guard), else
+        unsized: the watch alone bounds it. An engine that refuses the size is asked once."""
+        containers = self.client.containers
+        if self._sized_layers is not False:
+            try:
+                sized = containers.create(image, storage_opt={"size": f"{disk_mb}m"}, **options)
+            except docker.errors.APIError as exc:
+                # overlay2 on ext4: "--storage-opt is supported only for overlay over xfs
+                # with 'pquota' mount option" (a 500)
+                if exc.status_code != 500 or "storage" not in str(exc).lower():
+                    raise
+                self._sized_layers = False
+                log.info("the engine cannot size a build box's layer: %s", exc)
+            else:
+                self._sized_layers = True
+                return sized
+        return containers.create(image, **options)
 
     def commit(
         self, box: Sandbox, tag: str, *, changes: Sequence[str], labels: Mapping[str, str]
