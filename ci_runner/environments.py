@@ -71,6 +71,7 @@ INDEX_PORT_FILE = f"{BUILD_MOUNT}/index.port"
 LOG_TAIL_LINES = 40
 BUILD_LABEL = "arena.env.build"
 _COLLECT_TIMEOUT_S = 1800
+_SCRIPT_BYTES = 256 * 1024  # of a repository script a step runs, read for the tools it calls
 _RECIPE_VERSION = "8"  # bump when what a build does changes, so every image rebuilds
 
 _CA_VARIABLES = (
@@ -562,8 +563,20 @@ class EnvironmentBuilder:
         return dated | cut, cut
 
     def _tools_for(self, box: Sandbox, step: Step, env: dict[str, str], progress: Progress) -> None:
-        """Install the runner tools the step calls and the image lacks (curl, make, jq...)."""
-        tools = mentioned_tools(step.run)
+        """Install the runner tools the step calls and the image lacks (curl, make, jq...),
+        itself or through the repository's scripts it runs (`source ci/install.sh` calling
+        `pip`, which GitHub's runner has)."""
+        from ci_runner.workflows.commands import called_scripts
+
+        def read(path: str) -> str | None:
+            try:
+                data = box.read_file(posixpath.join(WORKSPACE, path), _SCRIPT_BYTES)
+            except SandboxFileError:
+                return None
+            return data.decode("utf-8", "replace")
+
+        scripts = called_scripts(step.run, step.workdir, read)
+        tools = mentioned_tools("\n".join([step.run, *scripts]))
         if not tools:
             return
         ok, log = self._exec(box, "installing runner tools", install_missing(tools), env)

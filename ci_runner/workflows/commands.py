@@ -282,25 +282,37 @@ def _script_path(command: str, folder: str) -> str | None:
     return None if path.startswith(("../", "/")) else path
 
 
+def called_scripts(script: str, workdir: str, read_file: ReadFile) -> list[str]:
+    """The text of each repository script that `script` runs or sources from `workdir`, and
+    of those they source in turn (three levels at most): what the step runs besides its own
+    lines, as GitHub's runner would run it."""
+    pending = [
+        (command, workdir, 0) for line in logical_lines(script) for command in _commands(line)
+    ]
+    found: list[str] = []
+    while pending:
+        current, folder, depth = pending.pop(0)
+        path = _script_path(drop_sudo(_LEADING_VAR.sub("", current)), folder)
+        if path is None or depth >= _MAX_SCRIPT_DEPTH or (body := read_file(path)) is None:
+            continue
+        body = body[: 256 * 1024]
+        found.append(body)
+        inner = [c for line in logical_lines(body) for c in _commands(line)]
+        pending.extend((command, posixpath.dirname(path), depth + 1) for command in inner)
+    return found
+
+
 def runs_installer(command: str, workdir: str, read_file: ReadFile) -> bool:
     """The command runs a repository script that installs (GitHub's runner lets a step source
     `ci/install-deps.sh`), following the scripts it sources; never one that runs tests, whose
     work must stay in CI runs."""
-    pending = [(command, workdir, 0)]
-    installs = False
-    while pending:
-        current, folder, depth = pending.pop()
-        path = _script_path(drop_sudo(current), folder)
-        if path is None or depth >= _MAX_SCRIPT_DEPTH or (body := read_file(path)) is None:
-            continue
-        for line in logical_lines(body[: 256 * 1024]):
-            if TEST_RUNNERS.search(line):
-                return False
-            for inner in _commands(line):
-                inner = drop_sudo(_LEADING_VAR.sub("", inner))
-                installs = installs or is_install(inner)
-                pending.append((inner, posixpath.dirname(path), depth + 1))
-    return installs
+    lines = [
+        line for body in called_scripts(command, workdir, read_file) for line in logical_lines(body)
+    ]
+    if any(TEST_RUNNERS.search(line) for line in lines):
+        return False
+    commands = (drop_sudo(_LEADING_VAR.sub("", c)) for line in lines for c in _commands(line))
+    return any(is_install(c) for c in commands)
 
 
 def is_setup(script: str, installs: Callable[[str], bool] = is_install) -> bool:

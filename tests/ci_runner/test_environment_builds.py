@@ -43,6 +43,7 @@ def _six_is(version: str, python: str = "python") -> str:
     return f"{python} -c 'import six; assert six.__version__ == \"{version}\", six.__version__'"
 
 
+RUNNER_SCRIPT = {"ci/tools.sh": "echo 'scale=2; 1/4' | bc > /opt/arena/quarter\n"}
 RUNNER_LIKE = Pipeline.model_validate(
     {
         "setup": [
@@ -51,6 +52,8 @@ RUNNER_LIKE = Pipeline.model_validate(
             {"name": "deps", "run": "pip install six"},
             # a side effect that fails when repeated: setup runs once, in the build only
             {"name": "link", "run": "ln -s /workspace/pyproject.toml /opt/arena/linked-once"},
+            # a runner tool called by a repository script the step runs (`RUNNER_SCRIPT`)
+            {"name": "a repository script", "run": 'bash "$GITHUB_WORKSPACE/ci/tools.sh"'},
             # what setup writes for the steps after it reaches every CI run's steps
             {
                 "name": "choose a tool",
@@ -63,6 +66,7 @@ RUNNER_LIKE = Pipeline.model_validate(
             {"name": "offline", "run": 'test "$(ls /sys/class/net)" = lo'},
             {"name": "netcat", "run": "command -v nc"},
             {"name": "jq", "run": "jq --version"},  # the runner has it; the build installed it
+            {"name": "bc, for a script", "run": 'test "$(cat /opt/arena/quarter)" = .25'},
             # jobs print the runner's release: Debian's, in lsb-release's form
             {"name": "machine info", "run": '. /etc/lsb-release && test "$DISTRIB_ID" = Debian'},
             {"name": "six as of the task", "run": _six_is("1.16.0")},
@@ -80,7 +84,11 @@ RUNNER_LIKE = Pipeline.model_validate(
             _TEST,
         ],
         "report": _REPORT,
-        "env": {"GITHUB_ENV": "/tmp/github_env", "GITHUB_PATH": "/tmp/github_path"},
+        "env": {
+            "GITHUB_ENV": "/tmp/github_env",
+            "GITHUB_PATH": "/tmp/github_path",
+            "GITHUB_WORKSPACE": "/workspace",
+        },
     }
 )
 
@@ -91,7 +99,7 @@ def test_a_build_resolves_as_of_the_tasks_date_with_the_runners_apt_and_tools(
     make_repo: MakeRepo,
     docker_client: docker.DockerClient,
 ) -> None:
-    repo, commit = make_repo(PYTHON_FILES)
+    repo, commit = make_repo({**PYTHON_FILES, **RUNNER_SCRIPT})
     spec = _spec(repo, commit, RUNNER_LIKE, as_of=BEFORE_SIX_1_17)
     tag = environments.ensure(spec)
     result = env_runner.run(_run(env_runner, spec, tag))
