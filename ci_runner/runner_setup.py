@@ -121,6 +121,8 @@ RUNNER_TOOLS: dict[str, str] = {
     "gem": "ruby",
     "bundle": "ruby-bundler",
     "xvfb-run": "xvfb",
+    "add-apt-repository": "software-properties-common",
+    "apt-add-repository": "software-properties-common",
     "sqlite3": "sqlite3",
     "psql": "postgresql-client",
     "mysql": "default-mysql-client",
@@ -139,10 +141,11 @@ def install_libraries(language: str) -> str | None:
 
 
 # a word in command position: at the start of a line or after ; & | ( ` $( , a keyword, or
-# a prefix such as sudo (with its options), env (with its assignments) or time
+# a prefix such as a variable's value (`$RETRY`: empty or a retrier), sudo (with its
+# options), env (with its assignments) or time
 _COMMAND_POSITION = (
     r"(?:^|[;&|(`\n]|\$\()\s*(?:(?:if|then|do|else|elif|while|until|!|time)\s+)*"
-    r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:\S+=\S*\s+)*"
+    r"(?:\$\{?\w+\}?\s+)*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:\S+=\S*\s+)*"
 )
 
 

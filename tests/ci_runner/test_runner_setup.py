@@ -29,6 +29,9 @@ from ci_runner.runner_setup import (
         ("echo make sure the file exists; cat file", ()),  # words, not commands
         ("pip install -e . && python -m pytest", ("python", "pip")),
         ("cargo test --features curl", ()),
+        # swig's install script: a retrier variable (empty or `travis-retry`) before sudo
+        ("$RETRY sudo add-apt-repository -y ppa:x/y", ("add-apt-repository",)),
+        ("${RETRY} wget -q https://x", ("wget",)),
     ],
 )
 def test_a_step_calls_the_runner_tools_in_command_position(
