@@ -75,6 +75,7 @@ PIPELINE_NOT_DERIVED = "pipeline not derived"
 ENV_FAILED = "environment build failed"
 UNREACHABLE_HOST = "needs a host this machine cannot reach"
 NEEDS_SERVICE = "needs a service Arena does not run"  # a job's `services:` image it lacks
+NEEDS_PPA = "needs an Ubuntu PPA"  # Launchpad's archives are Ubuntu's; Arena's images Debian
 NOT_BUILT = "not yet built"
 NOT_VALIDATED = "not yet validated"
 STALE = "validation stale (task changed)"
@@ -127,7 +128,15 @@ _UNREACHABLE = re.compile(
 )
 
 
+# a setup step adding a Launchpad PPA (`add-apt-repository ppa:deadsnakes/ppa`) that failed
+# there: add-apt-repository's own failure (its Python module, Launchpad) follows the command
+_PPA = re.compile(r"(?:add-apt-repository|apt-add-repository)\b[^\n]*\bppa:")
+_PPA_FAILED = re.compile(r"softwareproperties|launchpad", re.IGNORECASE)
+
+
 def _environment_category(reason: str) -> str:
+    if (ppa := _PPA.search(reason)) is not None and _PPA_FAILED.search(reason, ppa.end()):
+        return NEEDS_PPA
     if _UNREACHABLE.search(reason):
         return UNREACHABLE_HOST
     return NEEDS_SERVICE if _UNKNOWN_SERVICE.search(reason) else ENV_FAILED

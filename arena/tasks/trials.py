@@ -75,6 +75,7 @@ _FAULTS: dict[str, Fault] = {
     "needs conda": Fault.SCOPE,
     "needs Docker in the job": Fault.SCOPE,
     "needs a service Arena does not run": Fault.SCOPE,
+    "needs an Ubuntu PPA": Fault.SCOPE,
     "gold tests do not fail without the fix": Fault.UNDECIDED,
     "gold patch breaks passing tests": Fault.UNDECIDED,
     "time cap reached": Fault.TIME,

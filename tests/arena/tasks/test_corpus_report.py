@@ -20,6 +20,7 @@ from arena.tasks.report import (
     csv_text,
 )
 from arena.tasks.schema import Language, Task, Validation
+from arena.tasks.trials import Fault, fault_of
 from ci_runner import Pipeline
 
 STEPS = {"steps": [{"name": "t", "run": "pytest"}], "report": {"format": "junit", "path": "r.xml"}}
@@ -185,6 +186,15 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
         "'quay.io/coreos/etcd:v3.5.1' cannot run offline; known: postgres, mysql, redis"
     )
     assert categorize(service, **v) == "needs a service Arena does not run"
+    ppa = (  # swig's install script, as its build ended (Launchpad is Ubuntu's, not Debian's)
+        "environment build failed: environment of x at 4167b0275adc: setup step 'Install "
+        "Dependencies (installs)' failed:\n+++ sudo add-apt-repository -y ppa:deadsnakes/ppa\n"
+        'Traceback (most recent call last):\n  File "/usr/lib/python3/dist-packages/'
+        "softwareproperties/ppa.py\", line 113, in lpteam\nAttributeError: 'NoneType' object "
+        "has no attribute 'people'"
+    )
+    assert categorize(ppa, **v) == "needs an Ubuntu PPA"
+    assert fault_of(categorize(ppa, **v)) is Fault.SCOPE
     assert categorize("the gold tests do not apply: hunk 2", **v) == (
         "gold patch or tests do not apply"
     )
