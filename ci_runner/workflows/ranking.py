@@ -240,6 +240,8 @@ def assess(
     else:
         tier = 2
         why = "runs commands not recognised as tests, ranked after test legs"
+        if Purpose.TESTS in named:
+            why += "; its name says it tests, ranked before such legs that do not say so"
     fit = language_fit(runners, language)
     if fit == 0:
         why += f"; a {language} test runner"
@@ -257,6 +259,7 @@ def assess(
         tier == 3,
         misses,
         tier,
+        tier == 2 and Purpose.TESTS not in named,  # electron's `test` before `checkout-linux`
         evidence,
         place[0],
         fit,

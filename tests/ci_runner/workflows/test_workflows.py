@@ -757,6 +757,33 @@ def test_a_job_tending_the_repository_through_githubs_cli_is_no_test_leg() -> No
     assert "a housekeeping leg, not a test job" in str(raised.value)
 
 
+# electron's build.yml, shortened: a job that checks out and syncs, listed before the job
+# that runs the tests through scripts Arena does not recognise as a test runner
+UNRECOGNISED_LEGS = """
+jobs:
+  checkout-linux:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: node script/sync.js
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Run Electron Tests
+        run: node script/spec-runner.js --runners=main
+"""
+
+
+def test_among_legs_of_unrecognised_commands_the_one_named_for_tests_comes_first() -> None:
+    jobs = derive_pipelines(
+        {"w.yml": UNRECOGNISED_LEGS}, [JobRef("checkout-linux"), JobRef("test")], "cpp"
+    )
+    assert jobs.best.leg == "test"
+    (named,) = [c for c in jobs.considered if c.leg == "test"]
+    assert "its name says it tests" in (named.why or "")
+
+
 PULL_REQUEST = """
 on:
   pull_request: {branches: [develop]}
