@@ -25,8 +25,10 @@ from ci_runner.languages.toolchain import (
     no_relaxations,
 )
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
+from ci_runner.tripwires import go_twins
 from ci_runner.tripwires import golang as tripwires
 from ci_runner.tripwires.sites import Site
+from ci_runner.tripwires.twins import TwinForm
 from ci_runner.workflows.reporting import Reporting, step_report, with_appended
 
 # Debian's golang-go: only the bootstrap of a release the repo asks for
@@ -171,6 +173,15 @@ PROFILE = LanguageProfile(
     collect=_COLLECT,
     warm_build_cache=True,
     tripwires=TripwireForm(
-        runner=_RUNNER, report_format=ReportFormat.GO_JSON, plant=_plant, may_fail=_may_fail
+        runner=_RUNNER,
+        report_format=ReportFormat.GO_JSON,
+        plant=_plant,
+        may_fail=_may_fail,
+        twins=TwinForm(
+            suffixes=("_test.go",),
+            make=go_twins.make_twins,
+            original_of=go_twins.original_of,
+            names_beside=go_twins.declared_beside,
+        ),
     ),
 )

@@ -311,7 +311,11 @@ def _words(tree: ast.Module) -> list[str]:
 
 
 def make_twins(
-    text: str, added: set[int], rng: random.Random, limit: int = MAX_TWINS
+    text: str,
+    added: set[int],
+    rng: random.Random,
+    limit: int = MAX_TWINS,
+    taken: frozenset[str] = frozenset(),
 ) -> tuple[str, list[MadeTwin]]:
     """The file with twins of up to `limit` of its tests (those whose assertions are on lines
     the diff added, in `added`), and the twins; the file unchanged when none can be made."""
@@ -323,19 +327,20 @@ def make_twins(
     words = _words(tree)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     choices = []
-    for scope, function, taken in _tests(tree):
+    for scope, function, names in _tests(tree):
         if _not_run(function, classes.get(scope) if scope else None):
             continue
         edits = _candidate_edits(function, source, added, rng)
         if edits:
-            choices.append((scope, function, taken, rng.choice(edits)))
+            names |= taken  # in place: twins of one scope share it, so none takes another's name
+            choices.append((scope, function, names, rng.choice(edits)))
     rng.shuffle(choices)
     chosen = sorted(choices[:limit], key=lambda c: c[1].lineno, reverse=True)
     lines = list(source)
     twins: list[MadeTwin] = []
-    for scope, function, taken, edit in chosen:
-        name = twin_name(function.name, words, taken, rng)
-        taken.add(name)
+    for scope, function, names, edit in chosen:
+        name = twin_name(function.name, words, names, rng)
+        names.add(name)
         copy = _twin_lines(source, function, edit, name)
         first, end_line = _lines_of(function)
         gap = [b"\n"] if scope else [b"\n", b"\n"]  # as black and flake8 space them

@@ -59,11 +59,18 @@ class Twin:
 
 
 class TwinMaker(Protocol):
-    """The file's text with twins of tests on `added` lines, and the twins; at most `limit`."""
+    """The file's text with twins of tests on `added` lines, and the twins; at most `limit`,
+    none named as one of `taken` (names declared beside the file that a twin must not take)."""
 
     def __call__(
-        self, text: str, added: set[int], rng: random.Random, limit: int
+        self, text: str, added: set[int], rng: random.Random, limit: int, taken: frozenset[str]
     ) -> tuple[str, list[MadeTwin]]: ...
+
+
+class NamesBeside(Protocol):
+    """Names declared in the files beside `path` (under `root`) that share its namespace."""
+
+    def __call__(self, root: Path, path: str) -> frozenset[str]: ...
 
 
 class OriginalOf(Protocol):
@@ -80,6 +87,8 @@ class TwinForm:
     suffixes: tuple[str, ...]  # the test files it makes twins in
     make: TwinMaker
     original_of: OriginalOf
+    # a language whose files share one namespace (a Go package) names what the others declare
+    names_beside: NamesBeside | None = None
 
 
 def added_lines(diffs: Iterable[str]) -> dict[str, dict[int, str]]:
@@ -135,8 +144,10 @@ def plant_twins(
             for n, content in added[path].items()
             if n <= len(current) and current[n - 1].rstrip("\r") == content
         }
+        form = forms[language]
+        taken = form.names_beside(root, path) if form.names_beside else frozenset()
         try:
-            changed, made = forms[language].make(text, lines, rng, limit - len(twins))
+            changed, made = form.make(text, lines, rng, limit - len(twins), taken)
         except (ValueError, RecursionError, SyntaxError):  # a twin Arena could not make:
             continue  # the file goes without (never a fault of the code under test)
         if made:

@@ -23,6 +23,7 @@ from ci_runner import CIRunner, CISettings, TestOutcome
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
+from tests.ci_runner.tripwires.test_go_twins import FORGER as GO_FORGER
 from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
 from tests.diffs import new_file
 
@@ -178,6 +179,43 @@ def test_package_code_rewriting_results_around_the_tripwires_loses_to_its_twins(
     )
     assert not record.patch_correct and "twin" in record.reasons["patch_correct"], record.reasons
     assert record.tests_catch and "twin" in record.reasons["tests_catch"], record.reasons
+    assert record.winner is Winner.REVIEWER, record.reasons
+
+
+GO_IMPORTS = (
+    'import "errors"\n',
+    'import (\n\t"errors"\n\t"fmt"\n\t"os"\n\t"os/exec"\n\t"regexp"\n\t"strings"\n)\n',
+)
+
+
+def test_a_go_init_rewriting_results_around_the_tripwires_loses_to_its_twins(
+    arena: Arena, demo: dict[str, Task]
+) -> None:
+    """No fix; the package's `init` runs the test binary again and turns every `--- FAIL`
+    into `--- PASS` but the generic must-fail tripwire's (its name's shape is known). The
+    twins of the gold tests are named as the file's tests are: they pass with their
+    originals, so the patch is not correct and the oracle's tests catch it."""
+    task = demo["demo__go-lru-recency"]
+    forging = RawText(patch=fenced(appended("go-lru-recency", "lru.go", GO_FORGER, GO_IMPORTS)))
+    prepared = arena.prepare(task)
+    assert prepared.twins is not None, prepared.twins_why_not
+    unguarded = replace(prepared, twins=None, twin_ids={})
+    fooled = arena.judge_round(
+        unguarded,
+        "forger",
+        forging.propose_patch(prepared.contexts[Role.SUBMITTER]),
+        "none",
+        Answer(error="no tests asked"),
+    )
+    assert fooled.patch_correct, fooled.reasons  # the generic tripwires alone do not see it
+
+    record = arena.play_round(prepared, forging, OraclePlayer())
+    on_gold_tests = record.runs["patch_with_gold_tests"]
+    assert any(
+        t.outcome is TestOutcome.PASSED and t.twin_outcome is TestOutcome.PASSED
+        for t in on_gold_tests.twins
+    ), on_gold_tests.twins
+    assert not record.patch_correct and "twin" in record.reasons["patch_correct"], record.reasons
     assert record.winner is Winner.REVIEWER, record.reasons
 
 
