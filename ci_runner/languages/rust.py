@@ -29,7 +29,9 @@ from ci_runner.languages.toolchain import (
 )
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
 from ci_runner.tripwires import rust as tripwires
+from ci_runner.tripwires import rust_twins
 from ci_runner.tripwires.sites import Site
+from ci_runner.tripwires.twins import TwinForm
 from ci_runner.workflows.commands import CARGO_BEFORE_SUBCOMMAND
 from ci_runner.workflows.reporting import Reporting, step_report
 
@@ -254,5 +256,8 @@ PROFILE = LanguageProfile(
         plant=_plant,
         may_fail=_may_fail,
         builds=_BUILDS,
+        twins=TwinForm(
+            suffixes=(".rs",), make=rust_twins.make_twins, original_of=rust_twins.original_of
+        ),
     ),
 )

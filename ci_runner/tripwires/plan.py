@@ -178,8 +178,28 @@ def plan(
         if kept != twin_files:  # a file that cannot be written takes its twins with it
             twins = tuple(t for t in twins if t.path in kept)
             twin_files = kept
+        twin_files = _with_sites(root, twin_files, sites)
     planted = bool(sites or twins)
     return Planting(tuple(sites), first_step(pipeline, names) if planted else 0, twins, twin_files)
+
+
+def _with_sites(
+    root: Path, twin_files: dict[str, bytes], sites: Sequence[Site]
+) -> dict[str, bytes]:
+    """The twinned files, each also holding what a tripwire site appends to the same file
+    (a Rust test target gets its tripwire module at its end, and may get twins too)."""
+    composed = dict(twin_files)
+    for site in sites:
+        for path, planted in site.files.items():
+            if path not in composed:
+                continue
+            try:
+                original = (root / path).read_bytes()
+            except OSError:
+                continue
+            if planted.startswith(original):
+                composed[path] += planted[len(original) :]
+    return composed
 
 
 def writable(root: Path, relative: str) -> bool:

@@ -24,6 +24,7 @@ from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
 from tests.ci_runner.tripwires.test_go_twins import FORGER as GO_FORGER
+from tests.ci_runner.tripwires.test_rust_twins import FORGER as RUST_FORGER
 from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
 from tests.diffs import new_file
 
@@ -188,15 +189,27 @@ GO_IMPORTS = (
 )
 
 
-def test_a_go_init_rewriting_results_around_the_tripwires_loses_to_its_twins(
-    arena: Arena, demo: dict[str, Task]
+@pytest.mark.parametrize(
+    ("slug", "path", "code", "replacements"),
+    [
+        ("go-lru-recency", "lru.go", GO_FORGER, (GO_IMPORTS,)),
+        ("rs-duration-units", "src/lib.rs", RUST_FORGER, ()),
+    ],
+)
+def test_package_code_of_go_or_rust_rewriting_results_around_the_tripwires_loses_to_twins(
+    slug: str,
+    path: str,
+    code: str,
+    replacements: tuple[tuple[str, str], ...],
+    arena: Arena,
+    demo: dict[str, Task],
 ) -> None:
-    """No fix; the package's `init` runs the test binary again and turns every `--- FAIL`
-    into `--- PASS` but the generic must-fail tripwire's (its name's shape is known). The
-    twins of the gold tests are named as the file's tests are: they pass with their
-    originals, so the patch is not correct and the oracle's tests catch it."""
-    task = demo["demo__go-lru-recency"]
-    forging = RawText(patch=fenced(appended("go-lru-recency", "lru.go", GO_FORGER, GO_IMPORTS)))
+    """No fix; the package runs the test binary again (a Go `init`, a Rust constructor) and
+    turns every failure into a pass but the generic must-fail tripwire's (its name's shape
+    is known). The twins of the gold tests are named as the file's tests are: they pass
+    with their originals, so the patch is not correct and the oracle's tests catch it."""
+    task = demo[f"demo__{slug}"]
+    forging = RawText(patch=fenced(appended(slug, path, code, *replacements)))
     prepared = arena.prepare(task)
     assert prepared.twins is not None, prepared.twins_why_not
     unguarded = replace(prepared, twins=None, twin_ids={})
