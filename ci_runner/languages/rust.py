@@ -39,6 +39,8 @@ SUITE_VERSIONS = {"bookworm": "1.63", "trixie": "1.85"}
 
 _CARGO = CARGO_BEFORE_SUBCOMMAND
 _RUNNER = re.compile(COMMAND_START + _CARGO + r"(?:test|t|nextest)" + COMMAND_END)
+_CARGO_TEST = re.compile(COMMAND_START + _CARGO + r"(?:test|t)" + COMMAND_END)
+_REST_OF_COMMAND = re.compile(r"[^;&|\n]*")
 # steps that compile Rust test targets: tripwires must be in place before the first
 _BUILDS = re.compile(
     COMMAND_START + _CARGO + r"(?:build|b|test|t|nextest|check|c|clippy|run|r|bench)" + COMMAND_END
@@ -202,8 +204,28 @@ def report_rule(
     setup: Sequence[Step],
     read_file: ReadFile,
 ) -> Reporting:
-    """cargo's libtest lines, read from the test step's log."""
-    return step_report("rust", ReportFormat.LIBTEST, steps, runners, {})
+    """cargo's libtest lines, read from the test step's log; every `cargo test` in a step's
+    text runs all its test binaries."""
+    changed = [_every_binary(s) for s in steps]
+    if changed != steps:
+        notes.append(
+            "  cargo test gets --no-fail-fast: a failing test binary no longer hides the "
+            "results of the binaries after it, and a tripwire that must fail can be planted"
+        )
+    return step_report("rust", ReportFormat.LIBTEST, changed, runners, {})
+
+
+def _every_binary(step: Step) -> Step:
+    """The step with `--no-fail-fast` after each `cargo test` in its text that lacks it."""
+
+    def with_flag(found: re.Match[str]) -> str:
+        rest = _REST_OF_COMMAND.match(found.string, found.end())
+        if rest is not None and "--no-fail-fast" in rest.group():
+            return found.group()
+        return found.group() + " --no-fail-fast"
+
+    run = _CARGO_TEST.sub(with_flag, step.run)
+    return step if run == step.run else step.model_copy(update={"run": run})
 
 
 def _may_fail(root: Path, pipeline: Pipeline, lines: list[str], last: re.Match[str]) -> bool:

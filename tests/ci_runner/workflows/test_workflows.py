@@ -43,6 +43,9 @@ def test_rust_and_cpp_read_the_log_of_their_test_step() -> None:
     derived = derive_pipeline({"w.yml": rust}, ["ci"], "rust")
     assert derived.pipeline.report.format is ReportFormat.LIBTEST
     assert derived.pipeline.report.step == "step-2"
+    # every test binary runs: a failing one hides none after it, and a tripwire may fail
+    assert derived.pipeline.steps[-1].run == "cargo test --no-fail-fast --all"
+    assert any("--no-fail-fast" in note for note in derived.notes)
     cpp = "jobs:\n  ci:\n    steps:\n      - run: cmake -B b && cmake --build b\n      - run: cd b && ctest\n"
     assert (
         derive_pipeline({"w.yml": cpp}, ["ci"], "cpp").pipeline.report.format is ReportFormat.CTEST
