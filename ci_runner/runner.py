@@ -46,6 +46,7 @@ from ci_runner.spares import IDLE_S, SpareSandboxes
 from ci_runner.stops import StopCause
 from ci_runner.tripwires import (
     Planting,
+    TripwireIndex,
     plan,
     read_tripwires,
     read_twins,
@@ -187,7 +188,7 @@ class CIRunner:
                         sandbox, request.pipeline, limits, started, on_step, planting
                     )
                     tests, report_error, counted = self._collect_report(
-                        sandbox, request.pipeline, steps, limits, started
+                        sandbox, request.pipeline, steps, limits, started, planting
                     )
                 # its own processes kept the report from being read (a daemon, a fork bomb)
                 stopped_after = None if any(s.stopped_by for s in steps) else sandbox.stopped_by
@@ -327,13 +328,17 @@ class CIRunner:
         steps: tuple[StepResult, ...],
         limits: Limits,
         started: float,
+        planting: Planting,
     ) -> CollectedReport:
-        """The run's tests; the cases of a binary ctest ran whole stand for its id."""
+        """The run's tests; the cases of a binary ctest ran whole stand for its id (the
+        tripwires' registrations of a binary are not the project's: they never count)."""
         tests, error = self._read_report(sandbox, pipeline, steps, limits)
         if error is not None or not runs_ctest(pipeline):
             return CollectedReport(tests, error, tests)
         deadline = started + limits.run_timeout_s
-        cases = self._binary_cases(sandbox, pipeline, steps, limits, deadline, tests)
+        index = TripwireIndex(planting)
+        tripwires = frozenset(t for t in tests if index.find(t) is not None)
+        cases = self._binary_cases(sandbox, pipeline, steps, limits, deadline, tests, tripwires)
         return CollectedReport(cases, None, tests)
 
     def _binary_cases(
@@ -344,11 +349,12 @@ class CIRunner:
         limits: Limits,
         deadline: float,
         tests: dict[str, TestOutcome],
+        tripwires: frozenset[str],
     ) -> dict[str, TestOutcome]:
         """`tests` with each binary that ctest ran whole split into its cases, each binary
         run again through its framework's reporter (ci_runner.reports.binaries) in the time
         left of the run; a binary not split keeps its id."""
-        ran = {test for test, outcome in tests.items() if outcome in RAN}
+        ran = {test for test, outcome in tests.items() if outcome in RAN} - tripwires
         if not ran or any(s.timed_out or s.sandbox_died for s in steps):
             return tests
         tests_step = ctest_step(pipeline)
@@ -375,7 +381,8 @@ class CIRunner:
             for listing, build_dir in discovery.trees:
                 with contextlib.suppress(SandboxFileError):
                     trees.append((build_dir, sandbox.read_file(listing, limits.max_report_bytes)))
-            for number, binary in enumerate(whole_binaries(trees, ran, WORKSPACE), 1):
+            wholes = whole_binaries(trees, ran, WORKSPACE, tripwires)
+            for number, binary in enumerate(wholes, 1):
                 remaining = deadline - time.monotonic()
                 if remaining < MIN_CASE_RUN_S:
                     log.warning("no time left to split %s into its cases", binary.name)

@@ -5,10 +5,17 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
 from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH
 from ci_runner.image_layout import WORKSPACE
-from ci_runner.languages.profile import LanguageProfile, ReadFile
+from ci_runner.languages.profile import (
+    COMMAND_END,
+    COMMAND_START,
+    LanguageProfile,
+    ReadFile,
+    TripwireForm,
+)
 from ci_runner.languages.toolchain import (
     DEFAULT_SUITE,
     ToolchainChoice,
@@ -19,7 +26,9 @@ from ci_runner.languages.toolchain import (
     official_major_minor,
     request_as_asked,
 )
-from ci_runner.pipeline import ReportFormat, ReportSpec, Step
+from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
+from ci_runner.tripwires import cpp as tripwires
+from ci_runner.tripwires.sites import Site
 from ci_runner.workflows.commands import logical_lines
 from ci_runner.workflows.reporting import Reporting, step_report
 
@@ -41,6 +50,11 @@ _CTEST_NOT_A_RUN = re.compile(
     r"^(?:-S|-SP|-D|-T|-M|-N|-h|--help|--version|--show-only|--build-and-test|--print-labels"
     r"|--output-junit)(?:=|$)"
 )
+_RUNNER = re.compile(COMMAND_START + r"(?:[\w.+-]*/)*ctest" + COMMAND_END)
+# steps that configure or build the tests: the tripwires' CMake block must be in before them
+_BUILDS = re.compile(COMMAND_START + r"(?:cmake|make|ninja)" + COMMAND_END)
+# ctest options that stop the run at its first failing test
+_STOPS = re.compile(r"--stop-on-failure|--repeat[ =]until-fail")
 _LOOP = re.compile(r"(?:^|[\s;&|(])(?:for|while|until|xargs|parallel)\s")
 # a cmake pinned below 3.21 by a setup step: its ctest has no --output-junit
 _OLD_CMAKE = re.compile(r"\bcmake\s*(?:==|<=?|~=)\s*['\"]?3\.(?P<minor>\d+)")
@@ -144,6 +158,15 @@ def report_rule(
     return step_report("cpp", ReportFormat.CTEST, steps, runners, {})
 
 
+def _may_fail(root: Path, pipeline: Pipeline, lines: list[str], last: re.Match[str]) -> bool:
+    """No ctest option that stops at the first failing test."""
+    return not any(_STOPS.search(line) for line in lines)
+
+
+def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: bool) -> list[Site]:
+    return tripwires.plant(root, touched, failing)
+
+
 PROFILE = LanguageProfile(
     name="cpp",
     packages=("g++", "cmake", "make", "ccache"),
@@ -173,7 +196,11 @@ PROFILE = LanguageProfile(
     typical_image_mb=640,
     typical_env_layer_mb=1000,
     warm_build_cache=True,
-    # none: a ctest test or a framework case exists only once the project's CMake builds it
-    # into a binary, so a tripwire would mean editing the project's build (ci_runner.tripwires)
-    tripwires=None,
+    tripwires=TripwireForm(
+        runner=_RUNNER,
+        report_format=ReportFormat.CTEST,
+        plant=_plant,
+        may_fail=_may_fail,
+        builds=_BUILDS,
+    ),
 )

@@ -208,15 +208,24 @@ def _whole(
 
 
 def whole_binaries(
-    trees: Sequence[tuple[str, bytes]], ran: Collection[str], workspace: str
+    trees: Sequence[tuple[str, bytes]],
+    ran: Collection[str],
+    workspace: str,
+    not_the_projects: Collection[str] = (),
 ) -> list[WholeBinary]:
     """The tests of `ran` (ids of the run's ctest report) that run a binary whole, from the
     listings of the build trees (`(build directory, ctest --show-only=json-v1 output)`): the
-    tree whose tests the report names most is the one ctest ran."""
+    tree whose tests the report names most is the one ctest ran. Tests named in
+    `not_the_projects` (the runner's tripwires, which run a project binary under their own
+    names) are left out of the listing, so they never make a binary look registered twice."""
     best: tuple[str, list[dict[str, Any]]] | None = None
     best_hits = 0
     for build_dir, data in trees:
-        tests = [test for test in _listed_tests(data) if isinstance(test.get("name"), str)]
+        tests = [
+            test
+            for test in _listed_tests(data)
+            if isinstance(test.get("name"), str) and test["name"] not in not_the_projects
+        ]
         hits = sum(1 for test in tests if test["name"] in ran)
         if hits > best_hits:
             best, best_hits = (build_dir, tests), hits

@@ -31,6 +31,7 @@ which tripwires, when written), `verdict` (the report read against them).
 from ci_runner.tripwires.plan import Planting, plan, twin_forms, write
 from ci_runner.tripwires.twins import read_twins
 from ci_runner.tripwires.verdict import (
+    TripwireIndex,
     expected_sites,
     missing,
     read_tripwires,
@@ -40,6 +41,7 @@ from ci_runner.tripwires.verdict import (
 
 __all__ = [
     "Planting",
+    "TripwireIndex",
     "expected_sites",
     "missing",
     "plan",

@@ -16,6 +16,7 @@ from ci_runner import CIRunner, CISettings, Limits, Pipeline
 from ci_runner.reports.binaries import NOT_A_FRAMEWORK
 from ci_runner.sandbox.base import ExecResult, Sandbox, SandboxDied, SandboxFileError
 from ci_runner.stops import StopCause
+from ci_runner.tripwires import Planting
 from ci_runner.types import StepResult
 from ci_runner.types import TestOutcome as T
 from tests.ci_runner.reports.test_binaries import DOCTEST_XML, _listing, _test
@@ -29,6 +30,7 @@ LISTING = _listing(
     _test("unit_tests", "/workspace/build/unit_tests", WORKING_DIRECTORY="/workspace/build"),
     _test("other", "/workspace/build/other", WORKING_DIRECTORY="/workspace/build"),
 )
+NO_TRIPWIRES = Planting()
 PIPELINE = Pipeline.model_validate(
     {
         "steps": [
@@ -126,7 +128,9 @@ DOCTEST_CASES = {
 def test_a_binary_ctest_ran_whole_is_split_into_its_cases(runner: CIRunner) -> None:
     sandbox = ScriptedSandbox([_done(1), _done(NOT_A_FRAMEWORK)])
     started = time.monotonic()
-    tests, error, counted = runner._collect_report(sandbox, PIPELINE, STEPS, LIMITS, started)
+    tests, error, counted = runner._collect_report(
+        sandbox, PIPELINE, STEPS, LIMITS, started, NO_TRIPWIRES
+    )
     assert error is None
     assert tests == {**DOCTEST_CASES, "other": T.PASSED}  # `other` is no framework's binary
     assert counted == {"unit_tests": T.FAILED, "other": T.PASSED}  # what ctest's summary counts
@@ -138,7 +142,7 @@ def test_a_binary_ctest_ran_whole_is_split_into_its_cases(runner: CIRunner) -> N
 def test_without_time_left_nothing_runs_again(runner: CIRunner) -> None:
     sandbox = ScriptedSandbox([])
     long_ago = time.monotonic() - 590
-    tests, _, _ = runner._collect_report(sandbox, PIPELINE, STEPS, LIMITS, long_ago)
+    tests, _, _ = runner._collect_report(sandbox, PIPELINE, STEPS, LIMITS, long_ago, NO_TRIPWIRES)
     assert tests == {"unit_tests": T.FAILED, "other": T.PASSED} and sandbox.execs == []
 
 
@@ -149,7 +153,9 @@ def test_a_case_run_that_fails_us_leaves_the_binarys_id(
     runner: CIRunner, answer: ExecResult | type[BaseException]
 ) -> None:
     sandbox = ScriptedSandbox([answer, _done(NOT_A_FRAMEWORK)])
-    tests, error, _ = runner._collect_report(sandbox, PIPELINE, STEPS, LIMITS, time.monotonic())
+    tests, error, _ = runner._collect_report(
+        sandbox, PIPELINE, STEPS, LIMITS, time.monotonic(), NO_TRIPWIRES
+    )
     assert tests == {"unit_tests": T.FAILED, "other": T.PASSED} and error is None
     stopped = not isinstance(answer, ExecResult) or answer.timed_out
     assert len(sandbox.execs) == (2 if stopped else 3)  # a dead sandbox runs nothing more
@@ -160,10 +166,14 @@ def test_runs_that_stopped_early_or_are_not_ctests_are_left_as_they_are(
 ) -> None:
     timed_out = (STEPS[0], STEPS[1].model_copy(update={"timed_out": True}))
     sandbox = ScriptedSandbox([])
-    tests, _, _ = runner._collect_report(sandbox, PIPELINE, timed_out, LIMITS, time.monotonic())
+    tests, _, _ = runner._collect_report(
+        sandbox, PIPELINE, timed_out, LIMITS, time.monotonic(), NO_TRIPWIRES
+    )
     assert tests == {"unit_tests": T.FAILED, "other": T.PASSED} and sandbox.execs == []
     pytest_run = Pipeline.model_validate(
         {"steps": [{"name": "t", "run": "pytest"}], "report": {"format": "junit", "path": "r.xml"}}
     )
-    tests, _, _ = runner._collect_report(sandbox, pytest_run, STEPS, LIMITS, time.monotonic())
+    tests, _, _ = runner._collect_report(
+        sandbox, pytest_run, STEPS, LIMITS, time.monotonic(), NO_TRIPWIRES
+    )
     assert set(tests) == {"unit_tests", "other"} and sandbox.execs == []
