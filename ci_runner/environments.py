@@ -221,7 +221,9 @@ class EnvironmentBuilder:
         jq...): a job with no setup step still runs them on GitHub's runner, so its runs need
         an environment image that installs them (`_tools_for`). The image is asked, once per
         process for each image and set of tools."""
-        wanted = tuple(sorted({t for s in spec.pipeline.steps for t in mentioned_tools(s.run)}))
+        pipeline = spec.pipeline
+        named = (mentioned_tools(s.run, {**pipeline.env, **s.env}) for s in pipeline.steps)
+        wanted = tuple(sorted({tool for tools in named for tool in tools}))
         if not wanted:
             return ()
         image = self._images.ensure(spec.language)
@@ -562,10 +564,18 @@ class EnvironmentBuilder:
         dated = {k: v for k, v in env.items() if k not in BYPASSES}
         return dated | cut, cut
 
-    def _tools_for(self, box: Sandbox, step: Step, env: dict[str, str], progress: Progress) -> None:
+    def _tools_for(
+        self,
+        box: Sandbox,
+        step: Step,
+        job_env: dict[str, str],
+        env: dict[str, str],
+        progress: Progress,
+    ) -> None:
         """Install the runner tools the step calls and the image lacks (curl, make, jq...),
         itself or through the repository's scripts it runs (`source ci/install.sh` calling
-        `pip`, which GitHub's runner has)."""
+        `pip`, which GitHub's runner has), or names as its compiler (`CXX=clang++`, in its
+        text or in the job's or step's env)."""
         from ci_runner.workflows.commands import called_scripts
 
         def read(path: str) -> str | None:
@@ -576,7 +586,7 @@ class EnvironmentBuilder:
             return data.decode("utf-8", "replace")
 
         scripts = called_scripts(step.run, step.workdir, read)
-        tools = mentioned_tools("\n".join([step.run, *scripts]))
+        tools = mentioned_tools("\n".join([step.run, *scripts]), {**job_env, **step.env})
         if not tools:
             return
         ok, log = self._exec(box, "installing runner tools", install_missing(tools), env)
@@ -612,7 +622,7 @@ class EnvironmentBuilder:
                     progress(f"could not lock as of {spec.as_of}:\n{_tail(log, 5)}")
         for step in pipeline.setup:
             progress(f"setup step {step.name!r}")
-            self._tools_for(box, step, env, progress)
+            self._tools_for(box, step, pipeline.env, env, progress)
             dated, cut = self._with_date(box, spec, env, cut)
 
             def run_setup(base: dict[str, str], step: Step = step) -> tuple[bool, str]:
@@ -656,7 +666,7 @@ class EnvironmentBuilder:
                     f"{tag}: keeping the setup steps' environment files failed:\n{_tail(log)}"
                 )
         for step in pipeline.steps:  # CI runs are offline: what their steps call is kept
-            self._tools_for(box, step, env, progress)
+            self._tools_for(box, step, pipeline.env, env, progress)
         if profile.warm_online:
             dated, cut = self._with_date(box, spec, env, cut)
             self._warm(box, spec, dated, progress, online=True)

@@ -17,7 +17,7 @@ steps use. The dataset's steps are never edited.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ci_runner.languages import find_profile
@@ -88,6 +88,8 @@ RUNNER_TOOLS: dict[str, str] = {
     "cc": "gcc",
     "g++": "g++",
     "c++": "g++",
+    "clang": "clang",  # clang 14 on ubuntu-22.04's runner, as in Debian 12
+    "clang++": "clang",
     "unzip": "unzip",
     "zip": "zip",
     "jq": "jq",
@@ -149,12 +151,23 @@ _COMMAND_POSITION = (
 )
 
 
-def mentioned_tools(script: str) -> tuple[str, ...]:
-    """The runner tools `script` calls as commands, in table order."""
+# a compiler named as a value: `CXX=clang++ make`, `cmake -D CMAKE_CXX_COMPILER=clang++`, a
+# job's `env: {CC: clang}` (given here as `CC=clang` lines)
+_COMPILER_VALUE = r"(?:^|[\s;&|(\"'`])(?:-D\s*)?(?:CMAKE_(?:C|CXX)_COMPILER(?::\w+)?|CC|CXX)=[\"']?"
+_COMPILERS = frozenset({"gcc", "cc", "g++", "c++", "clang", "clang++"})
+
+
+def mentioned_tools(script: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The runner tools `script` calls as commands, or names as its C or C++ compiler (there
+    or in `env`), in table order."""
+    text = "\n".join([script, *(f"{k}={v}" for k, v in (env or {}).items())])
     found = []
     for command in RUNNER_TOOLS:
-        pattern = _COMMAND_POSITION + re.escape(command) + r"(?=$|[\s;&|)`])"
-        if re.search(pattern, script, flags=re.MULTILINE):
+        end = r"(?=$|[\s;&|)`\"'])"
+        pattern = _COMMAND_POSITION + re.escape(command) + end
+        if command in _COMPILERS:
+            pattern = f"(?:{pattern}|{_COMPILER_VALUE}{re.escape(command)}{end})"
+        if re.search(pattern, text, flags=re.MULTILINE):
             found.append(command)
     return tuple(found)
 

@@ -24,7 +24,11 @@ from ci_runner.runner_setup import (
         ("sudo apt-get update && make -j2 test", ("make",)),
         ("if jq -e .ok r.json; then echo ok; fi", ("jq",)),
         ("VERSION=$(git describe)\nunzip -q a.zip && file a.out", ("unzip", "file")),
-        ("sudo -E env CC=gcc make", ("make",)),
+        ("sudo -E env CC=gcc make", ("make", "gcc")),  # a compiler named as a value
+        ("cmake -B build -D CMAKE_CXX_COMPILER=clang++ -G Ninja", ("cmake", "clang++")),
+        ('cmake -DCMAKE_C_COMPILER:FILEPATH="clang" .', ("cmake", "clang")),
+        ("CXX=clang++ make", ("make", "clang++")),
+        ("cmake -DCMAKE_CXX_COMPILER=clang++-15 .", ("cmake",)),  # a versioned one: no
         ("CGO_ENABLED=0 go test ./...", ()),
         ("echo make sure the file exists; cat file", ()),  # words, not commands
         ("pip install -e . && python -m pytest", ("python", "pip")),
@@ -38,6 +42,14 @@ def test_a_step_calls_the_runner_tools_in_command_position(
     script: str, tools: tuple[str, ...]
 ) -> None:
     assert set(mentioned_tools(script)) == set(tools)
+
+
+def test_a_compiler_the_jobs_env_names_is_a_tool_the_step_needs() -> None:
+    assert mentioned_tools("cmake --build b", {"CXX": "clang++", "CC": "clang"}) == (
+        "clang",
+        "clang++",
+        "cmake",
+    )
 
 
 DEBIAN_HAS = {"gcc-multilib", "zsh", "gcc-12", "netcat-openbsd", "libgl1", "python3-dev"}
