@@ -88,8 +88,9 @@ RUNNER_TOOLS: dict[str, str] = {
     "cc": "gcc",
     "g++": "g++",
     "c++": "g++",
-    "clang": "clang",  # clang 14 on ubuntu-22.04's runner, as in Debian 12
-    "clang++": "clang",
+    # clang 14 on ubuntu-22.04's runner, as in Debian 12, with its sanitizers' runtimes
+    "clang": "clang,libclang-rt-dev",
+    "clang++": "clang,libclang-rt-dev",
     "unzip": "unzip",
     "zip": "zip",
     "jq": "jq",
@@ -173,11 +174,13 @@ def mentioned_tools(script: str, env: Mapping[str, str] | None = None) -> tuple[
 
 
 def install_missing(commands: tuple[str, ...]) -> str:
-    """A shell command that installs the packages of those of `commands` the image lacks."""
+    """A shell command that installs the packages of those of `commands` the image lacks
+    (a tool's packages are separated by commas in `RUNNER_TOOLS`)."""
     checks = " ".join(f"{command}:{RUNNER_TOOLS[command]}" for command in commands)
     return f"""missing=""
 for pair in {checks}; do
-  command -v "${{pair%%:*}}" >/dev/null 2>&1 || missing="$missing ${{pair#*:}}"
+  packages=${{pair#*:}}
+  command -v "${{pair%%:*}}" >/dev/null 2>&1 || missing="$missing ${{packages//,/ }}"
 done
 [ -n "$missing" ] || exit 0
 echo "arena: installing what GitHub's runner has and this image lacks:$missing"

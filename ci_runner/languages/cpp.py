@@ -69,10 +69,12 @@ def choose_toolchain(request: ToolchainRequest | None) -> ToolchainChoice:
     suite = DEFAULT_SUITE
     if name in ("clang", "llvm"):
         package = f"clang-{major}" if major else "clang"
+        # the sanitizers' runtimes, which GitHub's runner's clang has and Debian's splits off
+        runtimes = f"libclang-rt-{major}-dev" if major else "libclang-rt-dev"
         suffix = f"-{major}" if major else ""
         version = f"clang {major or SUITE_CLANG[suite]}"
         env = (("CC", f"clang{suffix}"), ("CXX", f"clang++{suffix}"))
-        return ToolchainChoice(suite, version, packages=(package,), env=env)
+        return ToolchainChoice(suite, version, packages=(package, runtimes), env=env)
     gcc = SUITE_VERSIONS[suite]
     if major is None or major == gcc:
         return ToolchainChoice(suite, gcc)

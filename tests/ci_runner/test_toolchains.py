@@ -160,7 +160,7 @@ def test_a_python_deviation_gives_a_shim_and_never_a_silent_skip() -> None:
 
 def test_a_clang_leg_adds_the_package_and_the_compiler_variables() -> None:
     choice = toolchain_choice("cpp", "clang-15", {})
-    assert choice.packages == ("clang-15",)
+    assert choice.packages == ("clang-15", "libclang-rt-15-dev")
     assert choice.environment == {"CC": "clang-15", "CXX": "clang++-15"}
 
 
