@@ -6,7 +6,9 @@ every test binary exit 0 (`atexit` with `_exit(0)` in a header, a constructor th
 before `main`) passes every test. So the tripwire is not a binary of its own (code that
 forges a binary takes over only the binaries it is in): a small source goes into the test
 executable of the first `add_test` whose command names a target of the project, and two
-tests run that executable, one under the passing name and one under the failing one. The
+tests run that executable, one under the passing name and one under the failing one (else
+the executable of a framework's discovery, `gtest_discover_tests(unit)`, or of a `COMMAND`
+given to a project's wrapper of `add_test`). The
 source's constructor reads the process's first argument and ends the process there, with 0
 or 1, before the project's `main` sees it; `exit` runs the handlers registered before it,
 the forger's among them, so a forged exit shows as the must-fail tripwire passing.
@@ -36,6 +38,15 @@ _ADD_TEST = re.compile(r"\badd_test\s*\(([^()]*)\)", re.IGNORECASE)
 _ADD_EXECUTABLE = re.compile(r"\badd_executable\s*\(\s*([A-Za-z_][\w.+-]*)[\s)]", re.IGNORECASE)
 _TARGET_FILE = re.compile(r"\$<TARGET_FILE:([A-Za-z_][\w.+-]*)>")
 _TARGET = re.compile(r"[A-Za-z_][\w.+-]*\Z")
+# a framework's registration of a whole executable's cases
+_DISCOVER = re.compile(
+    r"\b(?:(?:gtest|doctest|catch)_discover_tests\s*\(|gtest_add_tests\s*\([^()]*?\bTARGET)"
+    r"\s*([A-Za-z_][\w.+-]*)",
+    re.IGNORECASE,
+)
+# a command named in a file that registers tests through a wrapper of add_test
+# (`set(args COMMAND $<TARGET_FILE:all_features>)` then `doctest_add_test(NAME x ${args})`)
+_COMMAND = re.compile(r"\bCOMMAND\s+(?:\$<TARGET_FILE:([\w.+-]+)>|([A-Za-z_][\w.+-]*))")
 _COMMENT = re.compile(r"#[^\n]*")
 
 SOURCE = """/* Arena's tripwire (ci_runner/tripwires/cpp.py): ends the process before main when its
@@ -126,8 +137,9 @@ def target_of_test(arguments: str) -> str | None:
 
 
 def _first_test(root: Path) -> tuple[Path, str] | None:
-    """The CMake file of the project's first `add_test` that runs an executable the project
-    declares (`add_executable`), and the executable's target."""
+    """The CMake file of the project's first test registration that runs an executable the
+    project declares (`add_executable`), and the executable's target: an `add_test`, else a
+    framework's discovery, else a command given to a wrapper of `add_test`."""
     texts: list[tuple[Path, str]] = []
     for path in _cmake_files(root):
         if not plain_file(root, path):
@@ -139,13 +151,22 @@ def _first_test(root: Path) -> tuple[Path, str] | None:
         except OSError:
             continue
     executables = {name for _, text in texts for name in _ADD_EXECUTABLE.findall(text)}
-    for path, text in texts:
-        if path.name != "CMakeLists.txt":
-            continue
+    lists = [(path, text) for path, text in texts if path.name == "CMakeLists.txt"]
+    for path, text in lists:  # add_test(NAME x COMMAND target ...)
         for found in _ADD_TEST.finditer(text):
             target = target_of_test(found[1])
             if target is not None and target in executables:
                 return path, target
+    for path, text in lists:  # gtest_discover_tests(target), its kin
+        for target in _DISCOVER.findall(text):
+            if target in executables:
+                return path, target
+    for path, text in lists:  # a wrapper of add_test given `COMMAND target`
+        if "add_test" not in text.lower():
+            continue
+        for wrapped, plain in _COMMAND.findall(text):
+            if (wrapped or plain) in executables:
+                return path, wrapped or plain
     return None
 
 

@@ -141,3 +141,25 @@ def test_the_tripwires_registrations_never_make_a_binary_look_registered_twice()
         [("/workspace/build", tree)], ran, "/workspace", {"abc123def456_ghi789jkl012"}
     )
     assert [b.name for b in found] == ["unit"]
+
+
+@pytest.mark.parametrize(
+    "registration",
+    [
+        "gtest_discover_tests(calc_tests)\n",
+        # doctest's own CMake: a wrapper of add_test given the executable through a variable
+        "set(common COMMAND $<TARGET_FILE:calc_tests> --no-version)\n"
+        "doctest_add_test(NAME doubles ${common} doubles)\n",
+    ],
+)
+def test_a_frameworks_discovery_or_a_wrapper_of_add_test_names_the_executable(
+    tmp_path: Path, registration: str
+) -> None:
+    root = project(tmp_path, "C")
+    (root / "tests" / "CMakeLists.txt").write_text(
+        "add_executable(calc_tests main.c ../lib.c)\n" + registration
+    )
+    (site,) = plant(root, frozenset({"lib.h"}), with_failing=True)
+    assert site.label == "cpp tests/CMakeLists.txt"
+    block = site.files["tests/CMakeLists.txt"].decode()
+    assert f"COMMAND calc_tests {site.passing})" in block
