@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_runner.tripwires.python_twins import changed_literal
-from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin
+from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, drawn, place_beside
 
 _TEST = re.compile(r"^func (?P<name>Test\w*)\((?P<t>\w+) \*testing\.T\) \{$")
 _IF = re.compile(r"^\tif (?P<clause>.+) \{$")
@@ -248,19 +248,14 @@ def make_twins(
         for test in tests
         if (edits := _candidate_edits(lines, test, added, rng))
     ]
-    rng.shuffle(choices)
-    chosen = sorted(choices[:limit], key=lambda c: c[0].first, reverse=True)
     twins: list[MadeTwin] = []
-    for test, (at, changed) in chosen:
+    for test, (at, changed) in drawn(choices, limit, rng, lambda c: c[0].first):
         name = twin_name(test.name, words, names, rng)
         names.add(name)
         copy = lines[test.first : test.last + 1]
         copy[at - test.first] = changed
         copy[0] = f"func {name}({test.t} *testing.T) {{"
-        if rng.random() < 0.5:
-            lines[test.first : test.first] = [*copy, ""]
-        else:
-            lines[test.last + 1 : test.last + 1] = ["", *copy]
+        place_beside(lines, test.first, test.last, copy, rng)
         twins.append(MadeTwin(None, test.name, name))
     return "\n".join(lines), twins[::-1]
 

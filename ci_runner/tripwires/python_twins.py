@@ -25,7 +25,7 @@ import string
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, module_stem
+from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, drawn, module_stem
 
 _EQUALITY = frozenset(
     {
@@ -334,11 +334,9 @@ def make_twins(
         if edits:
             names |= taken  # in place: twins of one scope share it, so none takes another's name
             choices.append((scope, function, names, rng.choice(edits)))
-    rng.shuffle(choices)
-    chosen = sorted(choices[:limit], key=lambda c: c[1].lineno, reverse=True)
     lines = list(source)
     twins: list[MadeTwin] = []
-    for scope, function, names, edit in chosen:
+    for scope, function, names, edit in drawn(choices, limit, rng, lambda c: c[1].lineno):
         name = twin_name(function.name, words, names, rng)
         names.add(name)
         copy = _twin_lines(source, function, edit, name)

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ci_runner.tripwires.python_twins import changed_literal, twin_name
-from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin
+from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, drawn, place_beside
 
 _ATTRIBUTE = re.compile(r"^(?P<indent> *)#\[")
 _TEST_ATTRIBUTE = re.compile(r"#\[(?:\w+::)*test\b")
@@ -273,10 +273,8 @@ def make_twins(
         for test in tests
         if (edits := _candidate_edits(lines, test, added, rng))
     ]
-    rng.shuffle(choices)
-    chosen = sorted(choices[:limit], key=lambda c: c[0].first, reverse=True)
     twins: list[MadeTwin] = []
-    for test, (at, end, changed) in chosen:
+    for test, (at, end, changed) in drawn(choices, limit, rng, lambda c: c[0].first):
         name = twin_name(test.name, words, names, rng)
         names.add(name)
         before = lines[test.first : at]
@@ -284,10 +282,7 @@ def make_twins(
         copy = [*before, *changed.split("\n"), *after]
         fn = test.fn - test.first
         copy[fn] = copy[fn].replace(f"fn {test.name}()", f"fn {name}()", 1)
-        if rng.random() < 0.5:
-            lines[test.first : test.first] = [*copy, ""]
-        else:
-            lines[test.last + 1 : test.last + 1] = ["", *copy]
+        place_beside(lines, test.first, test.last, copy, rng)
         twins.append(MadeTwin(None, test.name, name))
     return "\n".join(lines), twins[::-1]
 

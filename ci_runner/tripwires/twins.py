@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import posixpath
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ci_runner.errors import PatchError
 from ci_runner.patches import parse_diff
 from ci_runner.tripwires.sites import plain_file
 from ci_runner.types import TestOutcome, TwinResult
 
+C = TypeVar("C")
 MAX_FILE_BYTES = 512 * 1024  # a test file larger than this gets no twins
 MAX_TWINS = 3  # per run: each pair a forger must tell apart halves its chance
 
@@ -89,6 +90,24 @@ class TwinForm:
     original_of: OriginalOf
     # a language whose files share one namespace (a Go package) names what the others declare
     names_beside: NamesBeside | None = None
+
+
+def drawn(choices: list[C], limit: int, rng: random.Random, first: Callable[[C], int]) -> list[C]:
+    """At most `limit` of the tests a twin can be made of, drawn at random, the last in the
+    file first (`first`: its first line), so placing one moves no line of another."""
+    rng.shuffle(choices)
+    return sorted(choices[:limit], key=first, reverse=True)
+
+
+def place_beside(
+    lines: list[str], first: int, last: int, copy: Sequence[str], rng: random.Random
+) -> None:
+    """Put a test's twin right before the test (lines `first`..`last`, 0-based) or right
+    after it, at random, a blank line between: which comes first tells nothing."""
+    if rng.random() < 0.5:
+        lines[first:first] = [*copy, ""]
+    else:
+        lines[last + 1 : last + 1] = ["", *copy]
 
 
 def added_lines(diffs: Iterable[str]) -> dict[str, dict[int, str]]:
