@@ -15,8 +15,10 @@ the forger's among them, so a forged exit shows as the must-fail tripwire passin
 
 The block goes at the end of the CMake file that holds that `add_test`, so ctest finds the
 tripwires wherever it finds the project's tests (`enable_testing()` is per directory); it
-adds its source as C where C is enabled, else as C++, and only to a target that is an
-executable the project builds (not imported, not an alias). The files go in only when the
+writes its source into the build folder when CMake configures (never into the sources,
+where a project's `file(GLOB ...)` could make it a target of its own), as C where C is
+enabled, else as C++, and adds it only to a target that is an executable the project builds
+(not imported, not an alias). The files go in only when the
 run has a diff: the build then reconfigures, compiles the one source and links the one
 executable again.
 """
@@ -86,11 +88,13 @@ list(FIND arena_{module}_languages C arena_{module}_c)
 list(FIND arena_{module}_languages CXX arena_{module}_cxx)
 set(arena_{module}_source "")
 if(arena_{module}_c GREATER -1)
-  set(arena_{module}_source "${{CMAKE_CURRENT_LIST_DIR}}/{module}.c")
+  set(arena_{module}_source "${{CMAKE_CURRENT_BINARY_DIR}}/{module}.c")
 elseif(arena_{module}_cxx GREATER -1)
-  set(arena_{module}_source "${{CMAKE_CURRENT_LIST_DIR}}/{module}.cpp")
+  set(arena_{module}_source "${{CMAKE_CURRENT_BINARY_DIR}}/{module}.cpp")
 endif()
 if(TARGET {target} AND arena_{module}_source)
+  file(WRITE "${{arena_{module}_source}}" [==[
+{source}]==])
   get_target_property(arena_{module}_type {target} TYPE)
   get_target_property(arena_{module}_imported {target} IMPORTED)
   get_target_property(arena_{module}_alias {target} ALIASED_TARGET)
@@ -184,17 +188,17 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
         return []
     module, passing = token(), token()
     failing = token() if with_failing else None
+    source = SOURCE.format(module=module, passing=passing, failing=failing or passing)
     block = BLOCK.format(
         module=module,
         target=target,
+        source=source,
         passing=passing,
         failing_test=(
             FAILING_TEST.format(module=module, target=target, failing=failing) if failing else ""
         ),
     )
-    source = SOURCE.format(module=module, passing=passing, failing=failing or passing).encode()
     lead = b"" if text.endswith(b"\n") or not text else b"\n"
-    folder = os.path.relpath(path.parent, root)
     cmake = os.path.relpath(path, root)
     return [
         Site(
@@ -202,10 +206,6 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
             names=(module,),
             passing=passing,
             failing=failing,
-            files={
-                cmake: text + lead + block.encode(),
-                os.path.normpath(f"{folder}/{module}.c"): source,
-                os.path.normpath(f"{folder}/{module}.cpp"): source,
-            },
+            files={cmake: text + lead + block.encode()},
         )
     ]

@@ -163,3 +163,25 @@ def test_a_frameworks_discovery_or_a_wrapper_of_add_test_names_the_executable(
     assert site.label == "cpp tests/CMakeLists.txt"
     block = site.files["tests/CMakeLists.txt"].decode()
     assert f"COMMAND calc_tests {site.passing})" in block
+
+
+def test_the_tripwire_source_is_no_file_a_projects_glob_can_take(tmp_path: Path) -> None:
+    """A project making one executable of every source in its test folder (each with its own
+    main) would link one without main if the tripwire's source lay there: it is written into
+    the build folder when CMake configures."""
+    root = project(tmp_path, "C")
+    (root / "tests" / "CMakeLists.txt").write_text(
+        "add_executable(calc_tests main.c ../lib.c)\n"
+        "target_include_directories(calc_tests PRIVATE ..)\n"
+        "add_test(NAME doubles COMMAND calc_tests doubles)\n"
+        "file(GLOB every_source ${CMAKE_CURRENT_SOURCE_DIR}/*.c)\n"
+        "foreach(source ${every_source})\n"
+        "  get_filename_component(name ${source} NAME_WE)\n"
+        "  add_executable(each_${name} ${source} ../lib.c)\n"
+        "  target_include_directories(each_${name} PRIVATE ..)\n"
+        "endforeach()\n"
+    )
+    module, passing, failing = planted(root)
+    assert sorted(p.name for p in (root / "tests").iterdir()) == ["CMakeLists.txt", "main.c"]
+    tests = ctest(root)  # configures, builds every executable, runs
+    assert tests == {"doubles": P, f"{module}_{passing}": P, f"{module}_{failing}": F}
