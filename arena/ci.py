@@ -31,12 +31,16 @@ if TYPE_CHECKING:
 RESULT_RULES = 5
 
 
-def run_key(request: CIRequest, image_id: str, replica: int) -> str:
-    """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica.
+def run_key(request: CIRequest, image_id: str, replica: int, round_key: int | None = None) -> str:
+    """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica,
+    and the round it belongs to when it is a round's (`round_key`).
 
     Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes; and
     by RESULT_RULES, so a result read by older rules (test ids, forged reports, tripwires) is
-    not reused."""
+    not reused. A round's runs are its own: two rounds given the same answers (a replayed or
+    deterministic model) would otherwise share every run, and a flaky test's one lucky draw
+    on a second run would decide every such round (swing-protocol.md: no run is reused as
+    another's second run); the same round judged again keys alike and reads its runs."""
     dumped = request.model_dump(mode="json")
     if request.twin_seed is None:  # a run without twins keys as it did before twins existed
         dumped.pop("unseen_tests", None)
@@ -47,6 +51,8 @@ def run_key(request: CIRequest, image_id: str, replica: int) -> str:
         "replica": replica,
         "rules": RESULT_RULES,
     }
+    if round_key is not None:  # other runs (validation, the reference run) key as before
+        keyed["round"] = round_key
     return hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
 
 
@@ -189,15 +195,17 @@ class TaskCI:
         diffs: tuple[str, ...],
         replica: int = 0,
         twins: Twins | None = None,
+        round_key: int | None = None,
     ) -> CIResult:
         """`replica` numbers independent runs of the same tree (validation runs each twice);
-        `twins` says which diffs hold tests the code has never seen, to plant twins of.
+        `twins` says which diffs hold tests the code has never seen, to plant twins of;
+        `round_key` names the round a run belongs to (`run_key`).
 
         Raises SandboxError for an infrastructure fault, before anything is kept."""
         request = self.request_for(task, diffs, twins)
         key = None
         if self._results is not None:
-            key = run_key(request, self._images.image_id(request.image), replica)
+            key = run_key(request, self._images.image_id(request.image), replica, round_key)
             kept = self._results.load(key)
             if kept is not None:
                 return kept

@@ -336,11 +336,17 @@ class Arena:
         rules of `arena.protocol`: given answers, the same record wherever they were asked."""
         task = prepared.task
         runs: dict[str, CIResult] = {}
+        # this match's round with these answers: its runs are its own, never another round's
+        round_key = derived_seed(
+            prepared.twin_secret, "round", submitter, patch.diff or "", reviewer, tests.diff or ""
+        )
 
         def run(
             label: str, diffs: tuple[str, ...], replica: int = 0, twins: Twins | None = None
         ) -> CIResult:
-            runs[label] = self._with_retries(lambda: self._ci.run(task, diffs, replica, twins))
+            runs[label] = self._with_retries(
+                lambda: self._ci.run(task, diffs, replica, twins, round_key)
+            )
             return runs[label]
 
         on_base = on_gold = None

@@ -108,3 +108,18 @@ def test_only_finished_runs_of_the_code_are_cacheable() -> None:
     assert cacheable(CIResult(status=CIStatus.FAILED, steps=(own,)))
     assert not cacheable(CIResult(status=CIStatus.FAILED, steps=(outside,)))
     assert not cacheable(TIMEOUT)
+
+
+def test_a_rounds_runs_are_its_own_and_the_same_round_judged_again_reads_them(
+    settings: CISettings, tmp_path: Path
+) -> None:
+    runner = ScriptedRunner(settings, [PASSED] * 3)
+    task_ci = _task_ci(settings, runner, tmp_path)
+    task_ci.run(tiny_task(), (), replica=3, round_key=1)
+    task_ci.run(tiny_task(), (), replica=3, round_key=1)  # the round judged again: kept
+    assert runner.runs == 1
+    task_ci.run(tiny_task(), (), replica=3, round_key=2)  # another round, the same tree
+    assert runner.runs == 2
+    task_ci.run(tiny_task(), (), replica=3)  # validation's and the reference run's: shared
+    task_ci.run(tiny_task(), (), replica=3)
+    assert runner.runs == 3

@@ -15,7 +15,7 @@ from arena.edits import answer_to_diff
 from arena.faults import ReferenceRunFailed
 from arena.match import Arena
 from arena.players.base import Answer, Player, Role, TaskContext
-from arena.players.baselines import OraclePlayer
+from arena.players.baselines import OraclePlayer, PartialPlayer
 from arena.protocol import Winner
 from arena.tasks.demo import demo_tasks
 from arena.tasks.schema import Task
@@ -255,6 +255,31 @@ def test_a_library_header_that_makes_every_test_exit_zero_loses_to_the_oracle(
     assert on_gold_tests.forged is not None and "must fail" in on_gold_tests.forged
     assert not record.patch_correct and "forged" in record.reasons["patch_correct"]
     assert record.winner is Winner.REVIEWER, record.reasons
+
+
+def test_rounds_given_the_same_answers_make_their_own_runs(
+    arena: Arena, demo: dict[str, Task], ci_settings: CISettings
+) -> None:
+    """A flaky reviewer test's one lucky second run must not decide every round that gets
+    the same answers (a replayed or deterministic model): each round makes its own runs,
+    catch re-runs included, and the same round judged again reads them."""
+    results = ci_settings.cache_dir / "ci-results"
+
+    def kept() -> set[Path]:
+        return set(results.rglob("*.json"))
+
+    prepared = arena.prepare(demo[f"demo__{SLUG}"])
+    before = kept()
+    first = arena.play_round(prepared, PartialPlayer(), OraclePlayer())
+    assert first.tests_catch, first.reasons
+    assert {"tests_on_patch_again", "tests_on_gold_again"} <= set(first.runs)
+    made = kept() - before
+    assert len(made) == len(first.runs)
+    again = arena.play_round(prepared, PartialPlayer(), OraclePlayer())  # judged again
+    assert kept() - before == made and again.winner is first.winner
+    other_match = replace(prepared, twin_secret=prepared.twin_secret + 1)
+    arena.play_round(other_match, PartialPlayer(), OraclePlayer())
+    assert len(kept() - before - made) == len(first.runs)  # every run its own, none shared
 
 
 # a correct fix not shaped like gold: it strips the separator in `slugify`, gold in `_truncate`

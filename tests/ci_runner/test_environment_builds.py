@@ -311,8 +311,9 @@ def test_a_setup_step_writing_past_the_builds_disk_limit_is_killed(
     assert f"killed: the build's disk limit of {limit_mb} MiB" in said, said[-600:]
     wrote = [int(line.split()[1]) for line in said.splitlines() if line.startswith("wrote ")]
     # asked at least once a second: killed well before its 3 GiB (the layer holds what the
-    # build wrote before the step too)
-    assert wrote and wrote[-1] < limit_mb + 1024, wrote[-3:]
+    # build wrote before the step too, so under load the kill may come before the first
+    # chunk is said: the host's disk below bounds it then)
+    assert not wrote or wrote[-1] < limit_mb + 1024, wrote[-3:]
     drop_mb = (disk.before - disk.least) / 2**20
     assert drop_mb < limit_mb + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
     remove_built_images(docker_client, small)

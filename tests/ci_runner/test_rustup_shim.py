@@ -63,7 +63,10 @@ jobs:
 
 def test_actions_rs_cargo_is_its_command_and_a_named_toolchain_is_the_request() -> None:
     derived = derive_pipeline({".github/workflows/ci.yml": WORKFLOW}, ["test"], "rust")
-    assert [s.run for s in derived.pipeline.steps] == ["cargo test --workspace --all-features"]
+    # (every test binary runs: derived Rust pipelines get --no-fail-fast)
+    assert [s.run for s in derived.pipeline.steps] == [
+        "cargo test --no-fail-fast --workspace --all-features"
+    ]
     assert derived.toolchain_request == "stable"
     assert any("actions-rs/cargo@v1" in n and "runs `cargo" in n for n in derived.notes)
     msrv = derive_pipeline({".github/workflows/ci.yml": WORKFLOW}, ["msrv"], "rust")
