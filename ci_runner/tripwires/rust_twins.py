@@ -190,30 +190,13 @@ def _truth_edit(statement: str) -> str | None:
         return statement[: token.start] + turned + statement[token.end :]
     if compares:
         return None
-    start = found.end()
-    end = _closing(statement, found.end() - 1)
-    if end is None:
-        return None
+    start, end = arguments[0].start, arguments[0].end
     inner = statement[start:end]
     if "\n" in inner or " " in inner.strip().lstrip("!"):
         return None  # not a bare value: `!` before it would not read as a test's own check
     body = inner.strip()
     turned = body[1:] if body.startswith("!") else f"!{body}"
     return statement[:start] + inner.replace(body, turned, 1) + statement[end:]
-
-
-def _closing(text: str, opening: int) -> int | None:
-    depth = 0
-    for token in _tokens(text):
-        if token.start < opening:
-            continue
-        if token.kind == "open":
-            depth += 1
-        elif token.kind == "close":
-            depth -= 1
-            if depth == 0:
-                return token.start
-    return None
 
 
 def _statement_end(lines: Sequence[str], at: int, test: _Test, indent: str) -> int | None:
