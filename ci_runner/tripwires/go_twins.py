@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ci_runner.tripwires.python_twins import changed_literal
 from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, drawn, place_beside
@@ -44,6 +45,14 @@ _CAMEL = re.compile(r"[A-Z][a-z0-9]*|[a-z0-9]+")
 _TOKEN = re.compile(r"_|[A-Z][a-z0-9]*|[a-z0-9]+")
 _DECLARED = re.compile(r"^(?:func|type|var|const)\s+(\w+)", re.MULTILINE)
 _FILLERS = ("Case", "Value", "Result", "Basic", "Simple", "Again", "Other", "More")
+
+
+class _Edit(NamedTuple):
+    """A check's new text, and whether it moved the value the check expects (else it turned
+    the truth it tests around): twins move values where they can."""
+
+    text: str
+    moves_value: bool
 
 
 @dataclass(frozen=True)
@@ -114,7 +123,7 @@ def _changed_value(literal: str, rng: random.Random) -> str | None:
     return changed_literal(literal, value, rng)
 
 
-def _condition_edit(condition: str, rng: random.Random) -> str | None:
+def _condition_edit(condition: str, rng: random.Random) -> _Edit | None:
     """The condition of a failing branch changed so it fires wherever the original's does
     not: its compared value moved, or the truth it tests turned around."""
     try:
@@ -127,13 +136,14 @@ def _condition_edit(condition: str, rng: random.Random) -> str | None:
         left, right = sides
         for index, side in ((1, right), (0, left)):
             if _LITERAL.fullmatch(side) and (changed := _changed_value(side, rng)):
-                return f"{left} != {changed}" if index == 1 else f"{changed} != {right}"
+                text = f"{left} != {changed}" if index == 1 else f"{changed} != {right}"
+                return _Edit(text, moves_value=True)
         return None
     if len(sides) != 1 or any(op in condition for op in ("==", "<", ">")):
         return None
     if condition.startswith("!") and _primary(condition[1:]):
-        return condition[1:]
-    return f"!{condition}" if _primary(condition) else None
+        return _Edit(condition[1:], moves_value=False)
+    return _Edit(f"!{condition}", moves_value=False) if _primary(condition) else None
 
 
 def _only_fails(block: Sequence[str]) -> bool:
@@ -142,7 +152,7 @@ def _only_fails(block: Sequence[str]) -> bool:
     return bool(statements) and all(_FAILS.match(line[2:]) for line in statements)
 
 
-def _if_edit(lines: Sequence[str], at: int, test: _Test, rng: random.Random) -> str | None:
+def _if_edit(lines: Sequence[str], at: int, test: _Test, rng: random.Random) -> _Edit | None:
     found = _IF.match(lines[at])
     if found is None:
         return None
@@ -158,17 +168,17 @@ def _if_edit(lines: Sequence[str], at: int, test: _Test, rng: random.Random) -> 
     changed = _condition_edit(parts[-1], rng)
     if changed is None:
         return None
-    return "\tif " + "; ".join([*parts[:-1], changed]) + " {"
+    return changed._replace(text="\tif " + "; ".join([*parts[:-1], changed.text]) + " {")
 
 
-def _testify_edit(line: str, rng: random.Random) -> str | None:
+def _testify_edit(line: str, rng: random.Random) -> _Edit | None:
     found = _TESTIFY.match(line)
     if found is None:
         return None
     check = found["check"]
     head = f"\t{found['module']}."
     if check in _TRUTH:
-        return f"{head}{_TRUTH[check]}({found['args']})"
+        return _Edit(f"{head}{_TRUTH[check]}({found['args']})", moves_value=False)
     try:
         args = _split_top(found["args"], ", ")
     except ValueError:
@@ -178,7 +188,7 @@ def _testify_edit(line: str, rng: random.Random) -> str | None:
     for index in (1, 2):  # (t, expected, actual): the expected side, else a literal actual
         if _LITERAL.fullmatch(args[index]) and (changed := _changed_value(args[index], rng)):
             args[index] = changed
-            return f"{head}{check}({', '.join(args)})"
+            return _Edit(f"{head}{check}({', '.join(args)})", moves_value=True)
     return None
 
 
@@ -194,12 +204,9 @@ def _candidate_edits(
             break  # what follows may not run whenever the test passes
         if at + 1 not in added or not line.startswith("\t") or line.startswith("\t\t"):
             continue
-        changed = _if_edit(lines, at, test, rng) or _testify_edit(line, rng)
-        if changed is None:
-            continue
-        turned = "!" in line.replace("!=", "") or "!" in changed.replace("!=", "")
-        truth = turned or any(f".{c}(" in line for c in _TRUTH)
-        (truths if truth else values).append((at, changed))
+        edit = _if_edit(lines, at, test, rng) or _testify_edit(line, rng)
+        if edit is not None:
+            (values if edit.moves_value else truths).append((at, edit.text))
     return values or truths
 
 

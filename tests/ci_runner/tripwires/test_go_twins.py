@@ -262,3 +262,18 @@ def test_code_turning_every_failure_into_a_pass_is_caught_by_the_twins(tmp_path:
     assert result.tests["example.com/calc::TestDoubleSmall"] is P  # the forgery took
     # a test and its twin both passed: what no code does (arena.protocol judges it forged)
     assert any(r.outcome is P and r.twin_outcome is P for r in result.twins), result.twins
+
+
+def test_a_value_is_moved_before_a_truth_is_turned_whatever_the_texts_say() -> None:
+    """A literal holding `!` is still a value to move: the check says which edit it made."""
+    text = (
+        'package calc\n\nimport "testing"\n\n'
+        "func TestGreeting(t *testing.T) {\n"
+        '\tif !Even(2) {\n\t\tt.Error("even")\n\t}\n'
+        '\tif Greet() != "hi!" {\n\t\tt.Error("greet")\n\t}\n'
+        "}\n"
+    )
+    for seed in range(20):
+        changed, twins = make_twins(text, all_lines(text), random.Random(seed), limit=1)
+        assert len(twins) == 1
+        assert changed.count("if !Even(2) {") == 2 and changed.count('!= "hi!" {') == 1
