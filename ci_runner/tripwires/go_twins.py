@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ci_runner.tripwires.python_twins import changed_literal
-from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, drawn, place_beside
+from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, twins_in_lines
 
 _TEST = re.compile(r"^func (?P<name>Test\w*)\((?P<t>\w+) \*testing\.T\) \{$")
 _IF = re.compile(r"^\tif (?P<clause>.+) \{$")
@@ -255,16 +255,16 @@ def make_twins(
         for test in tests
         if (edits := _candidate_edits(lines, test, added, rng))
     ]
-    twins: list[MadeTwin] = []
-    for test, (at, changed) in drawn(choices, limit, rng, lambda c: c[0].first):
-        name = twin_name(test.name, words, names, rng)
-        names.add(name)
+
+    def copy_of(test: _Test, edit: tuple[int, str], name: str) -> list[str]:
+        at, changed = edit
         copy = lines[test.first : test.last + 1]
         copy[at - test.first] = changed
         copy[0] = f"func {name}({test.t} *testing.T) {{"
-        place_beside(lines, test.first, test.last, copy, rng)
-        twins.append(MadeTwin(None, test.name, name))
-    return "\n".join(lines), twins[::-1]
+        return copy
+
+    twins = twins_in_lines(lines, choices, limit, rng, twin_name, words, names, copy_of)
+    return "\n".join(lines), twins
 
 
 def declared_beside(root: Path, path: str) -> frozenset[str]:

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ci_runner.tripwires.python_twins import changed_literal, twin_name
-from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, drawn, place_beside
+from ci_runner.tripwires.twins import MAX_TWINS, MadeTwin, Twin, twins_in_lines
 
 _ATTRIBUTE = re.compile(r"^(?P<indent> *)#\[")
 _TEST_ATTRIBUTE = re.compile(r"#\[(?:\w+::)*test\b")
@@ -256,18 +256,16 @@ def make_twins(
         for test in tests
         if (edits := _candidate_edits(lines, test, added, rng))
     ]
-    twins: list[MadeTwin] = []
-    for test, (at, end, changed) in drawn(choices, limit, rng, lambda c: c[0].first):
-        name = twin_name(test.name, words, names, rng)
-        names.add(name)
-        before = lines[test.first : at]
-        after = lines[end + 1 : test.last + 1]
-        copy = [*before, *changed.split("\n"), *after]
+
+    def copy_of(test: _Test, edit: tuple[int, int, str], name: str) -> list[str]:
+        at, end, changed = edit
+        copy = [*lines[test.first : at], *changed.split("\n"), *lines[end + 1 : test.last + 1]]
         fn = test.fn - test.first
         copy[fn] = copy[fn].replace(f"fn {test.name}()", f"fn {name}()", 1)
-        place_beside(lines, test.first, test.last, copy, rng)
-        twins.append(MadeTwin(None, test.name, name))
-    return "\n".join(lines), twins[::-1]
+        return copy
+
+    twins = twins_in_lines(lines, choices, limit, rng, twin_name, words, names, copy_of)
+    return "\n".join(lines), twins
 
 
 def original_of(twin: Twin, test_id: str) -> str | None:

@@ -33,7 +33,7 @@ from ci_runner.patches import parse_diff
 from ci_runner.tripwires.sites import plain_file
 from ci_runner.types import TestOutcome, TwinResult
 
-C = TypeVar("C")
+C = TypeVar("C")  # a test a twin may be made of, with what it needs
 MAX_FILE_BYTES = 512 * 1024  # a test file larger than this gets no twins
 MAX_TWINS = 3  # per run: each pair a forger must tell apart halves its chance
 
@@ -108,6 +108,53 @@ def place_beside(
         lines[first:first] = [*copy, ""]
     else:
         lines[last + 1 : last + 1] = ["", *copy]
+
+
+class LinedTest(Protocol):
+    """A test read off a file's lines: its name, and its first and last line (0-based)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def first(self) -> int: ...
+
+    @property
+    def last(self) -> int: ...
+
+
+class TwinNamer(Protocol):
+    """A twin's name for the test `original`, of the file's `words`, none of `taken`."""
+
+    def __call__(
+        self, original: str, words: Sequence[str], taken: set[str], rng: random.Random
+    ) -> str: ...
+
+
+L = TypeVar("L", bound=LinedTest)
+E = TypeVar("E")
+
+
+def twins_in_lines(
+    lines: list[str],
+    choices: list[tuple[L, E]],
+    limit: int,
+    rng: random.Random,
+    namer: TwinNamer,
+    words: Sequence[str],
+    names: set[str],
+    copy_of: Callable[[L, E, str], list[str]],
+) -> list[MadeTwin]:
+    """For a language read line by line (Go, Rust): up to `limit` of the (test, edit)
+    `choices` drawn, each test's twin named (and the name added to `names`), written by
+    `copy_of(test, edit, name)` and put beside the test in `lines`; the twins in file order."""
+    twins: list[MadeTwin] = []
+    for test, edit in drawn(choices, limit, rng, lambda choice: choice[0].first):
+        name = namer(test.name, words, names, rng)
+        names.add(name)
+        place_beside(lines, test.first, test.last, copy_of(test, edit, name), rng)
+        twins.append(MadeTwin(None, test.name, name))
+    return twins[::-1]
 
 
 def added_lines(diffs: Iterable[str]) -> dict[str, dict[int, str]]:
