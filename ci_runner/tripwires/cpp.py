@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 
 from ci_runner.tree_walk import walk
-from ci_runner.tripwires.sites import Site, plain_file, token
+from ci_runner.tripwires.sites import Site, appended, plain_file, token
 
 MAX_FILES = 256  # CMake files read for their add_test calls
 MAX_FILE_BYTES = 256 * 1024
@@ -198,7 +198,6 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
             FAILING_TEST.format(module=module, target=target, failing=failing) if failing else ""
         ),
     )
-    lead = b"" if text.endswith(b"\n") or not text else b"\n"
     cmake = os.path.relpath(path, root)
     return [
         Site(
@@ -206,6 +205,6 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
             names=(module,),
             passing=passing,
             failing=failing,
-            files={cmake: text + lead + block.encode()},
+            files={cmake: appended(text, block)},
         )
     ]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ci_runner.tree_walk import walk
-from ci_runner.tripwires.sites import Site, plain_file, token
+from ci_runner.tripwires.sites import Site, appended, plain_file, token
 
 MAX_SITES = 24
 SKIPPED_DIRS = frozenset({"target", "vendor", "third_party", "node_modules"})
@@ -225,12 +225,11 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
             continue
         module, passing = token(), token()
         failing = token() if with_failing else None
-        appended = MODULE.format(
+        block = MODULE.format(
             module=module,
             passing=passing,
             failing=FAILING.format(failing=failing) if failing else "",
         )
-        lead = b"" if source.endswith(b"\n") or not source else b"\n"
         relative = os.path.relpath(crate_root, root)
         sites.append(
             Site(
@@ -238,7 +237,7 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
                 names=(module,),
                 passing=passing,
                 failing=failing,
-                files={relative: source + lead + appended.encode()},
+                files={relative: appended(source, block)},
             )
         )
     return sites

@@ -50,6 +50,13 @@ class Site:
         return test_id[: min(found)] if found else test_id
 
 
+def appended(source: bytes, block: str) -> bytes:
+    """A file's bytes with `block` after them, on lines of its own (a newline first when the
+    file does not end with one): the tripwire goes at the end, and no line of the file moves."""
+    lead = b"" if source.endswith(b"\n") or not source else b"\n"
+    return source + lead + block.encode()
+
+
 def plain_file(root: Path, path: Path) -> bool:
     """Whether `path` is a regular file inside `root` reached through no symlink: the host's
     copy of a workspace is read and written here, and a repo's symlink must not lead out."""
