@@ -156,6 +156,7 @@ _COMMAND_POSITION = (
 # job's `env: {CC: clang}` (given here as `CC=clang` lines)
 _COMPILER_VALUE = r"(?:^|[\s;&|(\"'`])(?:-D\s*)?(?:CMAKE_(?:C|CXX)_COMPILER(?::\w+)?|CC|CXX)=[\"']?"
 _COMPILERS = frozenset({"gcc", "cc", "g++", "c++", "clang", "clang++"})
+_WORD_END = r"(?=$|[\s;&|)`\"'])"  # a tool's name ends there (a quote closes a value)
 
 
 def mentioned_tools(script: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -164,10 +165,9 @@ def mentioned_tools(script: str, env: Mapping[str, str] | None = None) -> tuple[
     text = "\n".join([script, *(f"{k}={v}" for k, v in (env or {}).items())])
     found = []
     for command in RUNNER_TOOLS:
-        end = r"(?=$|[\s;&|)`\"'])"
-        pattern = _COMMAND_POSITION + re.escape(command) + end
+        pattern = _COMMAND_POSITION + re.escape(command) + _WORD_END
         if command in _COMPILERS:
-            pattern = f"(?:{pattern}|{_COMPILER_VALUE}{re.escape(command)}{end})"
+            pattern = f"(?:{pattern}|{_COMPILER_VALUE}{re.escape(command)}{_WORD_END})"
         if re.search(pattern, text, flags=re.MULTILINE):
             found.append(command)
     return tuple(found)
