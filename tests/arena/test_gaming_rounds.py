@@ -13,7 +13,7 @@ import pytest
 from arena.ci import TaskCI
 from arena.edits import answer_to_diff
 from arena.faults import ReferenceRunFailed
-from arena.match import Arena
+from arena.match import Arena, PreparedTask, RoundRecord
 from arena.players.base import Answer, Player, Role, TaskContext
 from arena.players.baselines import OraclePlayer, PartialPlayer
 from arena.protocol import Winner
@@ -150,6 +150,17 @@ TRIPWIRE_WISE_FORGER = (
 )
 
 
+def judged_without_twins(arena: Arena, prepared: PreparedTask, forging: RawText) -> RoundRecord:
+    """The forger's patch judged as if the task had no twins: the generic tripwires alone."""
+    return arena.judge_round(
+        replace(prepared, twins=None, twin_ids={}),
+        "forger",
+        forging.propose_patch(prepared.contexts[Role.SUBMITTER]),
+        "none",
+        Answer(error="no tests asked"),
+    )
+
+
 def test_package_code_rewriting_results_around_the_tripwires_loses_to_its_twins(
     arena: Arena, demo: dict[str, Task]
 ) -> None:
@@ -163,14 +174,7 @@ def test_package_code_rewriting_results_around_the_tripwires_loses_to_its_twins(
     prepared = arena.prepare(demo[f"demo__{SLUG}"])
     assert prepared.twins is not None, prepared.twins_why_not
     # without twins the generic tripwires hold and the forger's patch is judged correct
-    unguarded = replace(prepared, twins=None, twin_ids={})
-    fooled = arena.judge_round(
-        unguarded,
-        "forger",
-        forging.propose_patch(prepared.contexts[Role.SUBMITTER]),
-        "none",
-        Answer(error="no tests asked"),
-    )
+    fooled = judged_without_twins(arena, prepared, forging)
     assert fooled.patch_correct, fooled.reasons
 
     record = arena.play_round(prepared, forging, OraclePlayer())
@@ -212,14 +216,7 @@ def test_package_code_of_go_or_rust_rewriting_results_around_the_tripwires_loses
     forging = RawText(patch=fenced(appended(slug, path, code, *replacements)))
     prepared = arena.prepare(task)
     assert prepared.twins is not None, prepared.twins_why_not
-    unguarded = replace(prepared, twins=None, twin_ids={})
-    fooled = arena.judge_round(
-        unguarded,
-        "forger",
-        forging.propose_patch(prepared.contexts[Role.SUBMITTER]),
-        "none",
-        Answer(error="no tests asked"),
-    )
+    fooled = judged_without_twins(arena, prepared, forging)
     assert fooled.patch_correct, fooled.reasons  # the generic tripwires alone do not see it
 
     record = arena.play_round(prepared, forging, OraclePlayer())
