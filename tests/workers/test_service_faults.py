@@ -149,7 +149,10 @@ def test_a_step_that_always_kills_its_worker_fails_its_match_and_the_rest_comple
     assert run_arena(["db", "migrate"], service_env).returncode == 0
     env = {**service_env, "ARENA_STEP_ATTEMPTS": "2"}
     workers.env = env
-    running = [workers.start(args=[*poisoned, "worker", "--concurrency", "2"]) for _ in range(2)]
+    # one step per worker at a time: a threads-pool worker killed by the poison step takes the
+    # steps running beside it down too, and two such deaths would fail the innocent match
+    alone = [*poisoned, "worker", "--concurrency", "1"]
+    running = [workers.start(args=alone) for _ in range(2)]
     submitted = run_arena(["submit", "--tasks", spec, "--models", "oracle,poison,null"], env)
     assert submitted.returncode != 0  # the plain CLI does not know the poison model
     import subprocess
@@ -167,7 +170,7 @@ def test_a_step_that_always_kills_its_worker_fails_its_match_and_the_rest_comple
     def restart_dead() -> None:
         for i, proc in enumerate(running):
             if proc.poll() is not None:
-                running[i] = workers.start(args=[*poisoned, "worker", "--concurrency", "2"])
+                running[i] = workers.start(args=alone)
 
     state = wait_for_status(env, tournament_id, timeout=300, check=restart_dead)
     assert state["status"] == "done"
