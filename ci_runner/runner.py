@@ -47,7 +47,9 @@ from ci_runner.stops import StopCause
 from ci_runner.tripwires import (
     Planting,
     TripwireIndex,
+    dropped,
     plan,
+    read_apart,
     read_tripwires,
     read_twins,
     tampered,
@@ -190,6 +192,9 @@ class CIRunner:
                     tests, report_error, counted = self._collect_report(
                         sandbox, request.pipeline, steps, limits, started, planting
                     )
+                    apart = self._run_apart(
+                        sandbox, request.pipeline, steps, limits, started, planting
+                    )
                 # its own processes kept the report from being read (a daemon, a fork bomb)
                 stopped_after = None if any(s.stopped_by for s in steps) else sandbox.stopped_by
         finally:
@@ -206,7 +211,10 @@ class CIRunner:
         tests, twins = read_twins(twin_forms(), planting.twins, tests)
         steps = tripwire_exits(steps, tests, planting, twins)
         tests, seen = read_tripwires(planting, tests)
-        forged = "; ".join(r for r in (distrust, tampered(seen), unwritten) if r) or None
+        apart_twins, apart_seen = read_apart(planting.apart, apart.tests)
+        twins, seen = twins + apart_twins, seen + apart_seen
+        reasons = (distrust, tampered(seen), dropped(apart_seen), unwritten, apart.unwritten)
+        forged = "; ".join(r for r in reasons if r) or None
         status, error = overall_status(steps, tests, report_error, limits, forged, stopped_after)
         return CIResult(
             status=status,
@@ -219,6 +227,7 @@ class CIRunner:
             forged=forged,
             tripwires=seen,
             twins=twins,
+            apart=apart.step,
         )
 
     def _services(self, sandbox: Sandbox, pipeline: Pipeline) -> BesideServices:
@@ -305,6 +314,43 @@ class CIRunner:
             sandbox_died=done.sandbox_died,
             stopped_by=done.stopped_by,
         )
+
+    def _run_apart(
+        self,
+        sandbox: Sandbox,
+        pipeline: Pipeline,
+        steps: tuple[StepResult, ...],
+        limits: Limits,
+        started: float,
+        planting: Planting,
+    ) -> RanApart:
+        """The must-fail tripwires' own invocation (ci_runner.tripwires.apart), once the
+        steps are done: only when the step whose runner line it follows ran, and nothing
+        stopped the run (its time, its sandbox)."""
+        apart = planting.apart
+        ran = {s.name: s for s in steps if not s.skipped}
+        stopped = any(s.timed_out or s.sandbox_died or s.oom_killed for s in steps)
+        remaining = limits.run_timeout_s - (time.monotonic() - started)
+        if apart is None or apart.after not in ran or stopped or remaining < MIN_APART_S:
+            return RanApart()
+        try:
+            sandbox.write_files(WORKSPACE, apart.files)
+        except (SandboxFileError, SandboxDied) as exc:
+            why = (
+                f"the runner could not put its must-fail tripwires in place for their own run "
+                f"({exc}): the sandbox's own processes kept the results from being checked"
+            )
+            return RanApart(unwritten=why)
+        result = self._run_step(sandbox, pipeline, apart.step, limits, remaining)
+        try:
+            if apart.report_path is not None:
+                data = sandbox.read_file(apart.report_path, limits.max_report_bytes)
+            else:
+                data = result.log.encode()
+            tests = parse_report(apart.report_format, data, limits.max_tests)
+        except (SandboxFileError, SandboxDied, ReportError):
+            tests = {}
+        return RanApart(result, tests)
 
     def _junit_written(
         self, sandbox: Sandbox, spec: ReportSpec, steps: tuple[StepResult, ...], limits: Limits
@@ -442,6 +488,15 @@ class RanSteps(NamedTuple):
     unwritten: str | None
 
 
+class RanApart(NamedTuple):
+    """The invocation run apart (None: it did not run), what its report says, and why its
+    files could not go in when that was the sandbox's own doing."""
+
+    step: StepResult | None = None
+    tests: dict[str, TestOutcome] | None = None
+    unwritten: str | None = None
+
+
 class CollectedReport(NamedTuple):
     """The run's tests, the error when no report could be read, and the tests as the test
     runner counted them (a binary it ran whole is one test), which its summary line must
@@ -452,6 +507,7 @@ class CollectedReport(NamedTuple):
     counted: dict[str, TestOutcome]
 
 
+MIN_APART_S = 5.0  # the invocation run apart starts only with this much of the run's time left
 MIN_CASE_RUN_S = 15.0  # a case run starts only with this much of the run's time left
 CASE_RUN_GRACE_S = 10.0  # its binary is stopped this long before the run's time is up
 _CTEST = re.compile(r"(?:^|[^\w.+-])ctest(?:$|[^\w.+-])")

@@ -179,6 +179,12 @@ class CIResult(BaseModel):
         default=(),
         description="the twins of unseen tests the runner planted; both passing is forged",
     )
+    apart: StepResult | None = Field(
+        default=None,
+        description="the must-fail tripwires' own invocation, run after the steps where the "
+        "pipeline stops at its first failure (ci_runner.tripwires.apart); its exit is not the "
+        "run's",
+    )
 
     def failing_tests(self) -> list[str]:
         return sorted(

@@ -177,6 +177,7 @@ PROFILE = LanguageProfile(
         report_format=ReportFormat.GO_JSON,
         plant=_plant,
         may_fail=_may_fail,
+        apart=tripwires.apart_command,
         twins=TwinForm(
             suffixes=("_test.go",),
             make=go_twins.make_twins,

@@ -55,6 +55,24 @@ class FailRule(Protocol):
     ) -> bool: ...
 
 
+class ApartCommand(Protocol):
+    """The runner line `line` turned into one that runs only the tests of `files` (absolute
+    paths in the sandbox) and never stops at a failure, for the must-fail tripwires' own
+    invocation; `names` are the tests to select where the runner selects by name, `report`
+    where a runner that writes its report to a file writes it. None where the line's runner
+    cannot be told to (an option it cannot be run without, a runner that keeps state)."""
+
+    def __call__(
+        self,
+        root: Path,
+        pipeline: Pipeline,
+        line: str,
+        files: Sequence[str],
+        names: Sequence[str],
+        report: str,
+    ) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class TripwireForm:
     """How a language's tripwire tests are found a place, and when one may fail."""
@@ -65,6 +83,8 @@ class TripwireForm:
     may_fail: FailRule
     builds: re.Pattern[str] | None = None  # steps that compile the tests, when not the runner
     twins: TwinForm | None = None  # how it copies unseen tests into must-fail twins
+    # the must-fail tripwires' own invocation, where the pipeline's cannot carry them
+    apart: ApartCommand | None = None
 
 
 @dataclass(frozen=True)

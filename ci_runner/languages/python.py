@@ -224,6 +224,7 @@ PROFILE = LanguageProfile(
         report_format=ReportFormat.JUNIT,
         plant=_plant,
         may_fail=_may_fail,
+        apart=tripwires.apart_command,
         twins=TwinForm(
             suffixes=(".py",), make=python_twins.make_twins, original_of=python_twins.original_of
         ),

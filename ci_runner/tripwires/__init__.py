@@ -15,7 +15,7 @@ them: that is accepted. Tripwires catch code that fabricates results without run
 tests (a `pytest/` package, libtest lines printed before `main`) and code that rewrites
 results wholesale (a hook turning failures into passes); a forger that reads the tree and
 rewrites only the tests it targets is beyond them, as it is beyond any check of output.
-C++ has none (see `plan`).
+C++ gets them through a source added to its test target (`cpp`).
 
 Must-fail twins go further (`twins`): copies of the tests the code under test has never
 seen (the gold tests, a reviewer's), each expecting another value, beside their originals;
@@ -23,17 +23,23 @@ a run reporting a test and its twin both passed is forged (once a run of the gol
 showed the twins fail beside their passing tests: `arena.protocol.twin_check`), however
 well the code picks out the generic tripwires (`python_twins` makes Python's).
 
-Modules: `sites` (names and a planted site), `python`, `golang`, `rust` (each language's
-form and placement), `twins` and `python_twins` (twins of unseen tests), `plan` (languages,
-which tripwires, when written), `verdict` (the report read against them).
+Where the pipeline stops at its first failure, the must-fail tripwires and the twins run in an
+invocation of their own after the steps (`apart`).
+
+Modules: `sites` (names and a planted site), `python`, `golang`, `rust`, `cpp` (each
+language's form and placement), `twins` and the languages' `*_twins` (twins of unseen tests),
+`apart` (the must-fail tripwires' own invocation), `plan` (languages, which tripwires, when
+written), `verdict` (the report read against them).
 """
 
 from ci_runner.tripwires.plan import Planting, plan, twin_forms, write
 from ci_runner.tripwires.twins import read_twins
 from ci_runner.tripwires.verdict import (
     TripwireIndex,
+    dropped,
     expected_sites,
     missing,
+    read_apart,
     read_tripwires,
     tampered,
     tripwire_exits,
@@ -42,9 +48,11 @@ from ci_runner.tripwires.verdict import (
 __all__ = [
     "Planting",
     "TripwireIndex",
+    "dropped",
     "expected_sites",
     "missing",
     "plan",
+    "read_apart",
     "read_tripwires",
     "read_twins",
     "tampered",

@@ -19,13 +19,18 @@ reaches every package. At most MAX_SITES.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
+import shlex
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ci_runner.pipeline import Pipeline
 from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, plain_file, token
+from ci_runner.workflows.scope import GO_VALUE_FLAGS, shell_words
 
 MAX_SITES = 32
 HEAD_BYTES = 16 * 1024  # of each Go file, read for its imports
@@ -215,3 +220,45 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
             )
         )
     return sites
+
+
+# `go test` and its arguments, at the end of a line too
+_GO_TEST_LINE = re.compile(r"(?:^|[\s;&|(])(?:go|\$[({]GO[)}])\s+test\b(?P<args>[^;&|\n]*)")
+# flags a `go test` line is run apart without: those that stop at a failure, pick the tests
+# or change the output, which the invocation sets itself
+_APART_DROPPED = frozenset(("-run", "-skip", "-failfast", "-json", "-list", "-bench", "-fuzz"))
+# flags with which the packages cannot be named apart: another folder, compile only
+_APART_REFUSED = frozenset(("-C", "-c", "-o"))
+
+
+def apart_command(
+    root: Path,
+    pipeline: Pipeline,
+    line: str,
+    files: Sequence[str],
+    names: Sequence[str],
+    report: str,
+) -> str | None:
+    """The `go test` line run on the packages of `files`, on the tests `names` only, every
+    one to its end (`-failfast=false` after any in GOFLAGS), its JSON events in its log."""
+    found = _GO_TEST_LINE.search(line)
+    split = shell_words(found["args"]) if found is not None else None
+    if found is None or split is None:
+        return None
+    words = split[0]
+    kept: list[str] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        name = "-" + word.lstrip("-").split("=", 1)[0]
+        takes_value = name in GO_VALUE_FLAGS and "=" not in word and at + 1 < len(words)
+        value = [words[at + 1]] if takes_value else []
+        at += 1 + len(value)
+        if name in _APART_REFUSED and word.startswith("-"):
+            return None
+        if word.startswith("-") and name not in _APART_DROPPED:
+            kept += [word, *value]
+    packages = sorted({posixpath.dirname(f) for f in files})
+    run = "^(" + "|".join(sorted(set(names))) + ")$"
+    words = [*kept, "-json", "-failfast=false", "-run", run, *packages]
+    return f"{line[: found.start('args')].rstrip()} {shlex.join(words)}"

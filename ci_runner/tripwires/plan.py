@@ -1,21 +1,20 @@
 """Where a run's tripwires go, which of them may fail, and when they are written.
 
 The languages are the pipeline's: its report format (JUnit: Python, `go test -json`: Go,
-libtest: Rust) and the test runners its steps name, each language's its profile's
-`tripwires` form (`ci_runner.languages`: runner, report format, planting, fail rule). C++
-gets none: a ctest test or a
-framework case exists only once the project's CMake builds it into a binary, so a tripwire
-would mean editing the project's build; the contradiction check of ctest's own summary
-stays its only defence (documented in the README).
+libtest: Rust, ctest: C and C++) and the test runners its steps name, each language's its
+profile's `tripwires` form (`ci_runner.languages`: runner, report format, planting, fail
+rule, the invocation run apart).
 
 The tripwire that must fail makes its test command exit non-zero. It is planted only where
 that changes nothing else the job runs: its runner is on the last line of the last step
 (no command after it that `-e` or `&&` would skip), no option stops the runner at the first
 failure (pytest `-x`, `--maxfail`, `--stepwise` on a pytest line, in PYTEST_ADDOPTS or the
 pytest configuration's addopts; `go test -failfast`), and `cargo test` runs every binary
-(`--no-fail-fast`: without it the first failing binary stops the rest). Elsewhere only the
-tripwire that must pass is planted. The runner then knows the last step's exit for its own
-(`StepResult.tripwire_exit`, ci_runner.tripwires.verdict).
+(`--no-fail-fast`: without it the first failing binary stops the rest). Elsewhere the
+tripwires, with the twins, go in an invocation of their own after the steps where the
+language can run its runner line so (`apart`: pytest, `go test`); where it cannot, the run
+carries only the tripwire that must pass, and is unguarded. The runner then knows the last
+step's exit for its own (`StepResult.tripwire_exit`, ci_runner.tripwires.verdict).
 
 The files are written just before the first step that runs tests (for Rust, the first that
 builds them), so lint and format steps before it never read them; when that is the first
@@ -35,6 +34,7 @@ from ci_runner.errors import PatchError, WorkspaceError
 from ci_runner.languages import TripwireForm, profiles
 from ci_runner.patches import parse_diff
 from ci_runner.pipeline import Pipeline, Step
+from ci_runner.tripwires.apart import Apart, apart_run, relabelled, runner_line
 from ci_runner.tripwires.sites import Site, plain_dir, plain_file
 from ci_runner.tripwires.twins import MAX_TWINS, Twin, TwinForm, plant_twins
 from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
@@ -56,6 +56,7 @@ class Planting:
     before_step: int = 0
     twins: tuple[Twin, ...] = ()
     twin_files: Mapping[str, bytes] = field(default_factory=dict)
+    apart: Apart | None = None  # the must-fail tripwires' own invocation, after the steps
 
     @property
     def files(self) -> dict[str, bytes]:
@@ -160,27 +161,69 @@ def plan(
     if not names:
         return Planting()
     touched = touched_paths(diffs)
+    unseen_diffs = [diffs[i] for i in unseen if 0 <= i < len(diffs)]
+    rng = random.Random(twin_seed)
     sites: list[Site] = []
     failing_languages = []
+    apart = None  # one language's tripwires, all of them, in their own invocation
     for language in names:
         failing = may_fail(root, pipeline, language)
         failing_languages += [language] if failing else []
+        if not failing and apart is None:
+            apart = _apart(root, pipeline, language, touched, unseen_diffs, rng, twin_seed)
+            if apart is not None:
+                continue
         sites += forms()[language].plant(root, pipeline, touched, failing)
-    sites = [s for s in sites if all(writable(root, path) for path in s.files)]
-    makers = {n: f for n, f in twin_forms().items() if n in failing_languages}
-    twins: tuple[Twin, ...] = ()
-    twin_files: dict[str, bytes] = {}
-    unseen_diffs = [diffs[i] for i in unseen if 0 <= i < len(diffs)]
-    if makers and unseen_diffs and twin_seed is not None:
-        rng = random.Random(twin_seed)
-        twins, twin_files = plant_twins(root, makers, unseen_diffs, rng, MAX_TWINS)
-        kept = {p: d for p, d in twin_files.items() if writable(root, p)}
-        if kept != twin_files:  # a file that cannot be written takes its twins with it
-            twins = tuple(t for t in twins if t.path in kept)
-            twin_files = kept
-        twin_files = _with_sites(root, twin_files, sites)
+    sites = _writable_sites(root, sites)
+    twins, twin_files = _twins(root, failing_languages, unseen_diffs, rng, twin_seed)
+    twin_files = _with_sites(root, twin_files, sites)
     planted = bool(sites or twins)
-    return Planting(tuple(sites), first_step(pipeline, names) if planted else 0, twins, twin_files)
+    before = first_step(pipeline, names) if planted else 0
+    return Planting(tuple(sites), before, twins, twin_files, apart)
+
+
+def _writable_sites(root: Path, sites: Iterable[Site]) -> list[Site]:
+    return [s for s in sites if all(writable(root, path) for path in s.files)]
+
+
+def _twins(
+    root: Path,
+    languages: Sequence[str],
+    unseen_diffs: Sequence[str],
+    rng: random.Random,
+    twin_seed: int | None,
+) -> tuple[tuple[Twin, ...], dict[str, bytes]]:
+    """The twins of the unseen diffs' tests in the languages' files, and those files."""
+    makers = {n: f for n, f in twin_forms().items() if n in languages}
+    if not makers or not unseen_diffs or twin_seed is None:
+        return (), {}
+    twins, twin_files = plant_twins(root, makers, unseen_diffs, rng, MAX_TWINS)
+    kept = {p: d for p, d in twin_files.items() if writable(root, p)}
+    if kept != twin_files:  # a file that cannot be written takes its twins with it
+        twins = tuple(t for t in twins if t.path in kept)
+    return twins, kept
+
+
+def _apart(
+    root: Path,
+    pipeline: Pipeline,
+    language: str,
+    touched: frozenset[str],
+    unseen_diffs: Sequence[str],
+    rng: random.Random,
+    twin_seed: int | None,
+) -> Apart | None:
+    """The language's tripwires and twins, in their own invocation (`apart`), or None where
+    its runner line cannot be run so.
+
+    All of them: a run that stops at its first failure honestly leaves out a must-pass
+    tripwire collected after the failing test, which would read as forged."""
+    form = forms()[language]
+    if form.apart is None or runner_line(pipeline, form) is None:
+        return None
+    sites = relabelled(_writable_sites(root, form.plant(root, pipeline, touched, True)))
+    twins, twin_files = _twins(root, [language], unseen_diffs, rng, twin_seed)
+    return apart_run(root, pipeline, form, sites, twins, _with_sites(root, twin_files, sites))
 
 
 def _with_sites(

@@ -17,12 +17,15 @@ import configparser
 import fnmatch
 import os
 import re
+import shlex
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ci_runner.pipeline import Pipeline
 from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, token
+from ci_runner.workflows.scope import PYTEST_LINE, PYTEST_VALUE_FLAGS, shell_words
 
 MAX_SITES = 64
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py", "test*.py")
@@ -168,3 +171,62 @@ def plant(
             )
         )
     return sites
+
+
+# options a pytest line is run apart without: those that stop at a failure or pick the tests
+# (the apart invocation is given its files and must run every test in them), and the report's
+_APART_DROPPED = frozenset((
+    "-x", "--exitfirst", "--maxfail", "-k", "-m", "--deselect", "--ignore", "--ignore-glob",
+    "--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first", "--co",
+    "--collect-only", "--junitxml", "--junit-xml", "--pdb", "--trace",
+))  # fmt: skip
+_ATTACHED_SELECTION = re.compile(r"-[km][^-]")  # `-kslug`: a selection with its value attached
+_SHORT_CLUSTER = re.compile(r"-[A-Za-z]{2,}")  # `-xvs`
+_VALUE_FIRST = frozenset("kmnpcoWr")  # a cluster starting so is an option and its value
+# pytest's stepwise plugin keeps where it stopped and starts there next time: a runner
+# whose state is the run's own cannot be run apart
+_STEPWISE = re.compile(r"(?:^|\s)--(?:sw|stepwise)(?:-skip)?(?=$|[\s=])|--sw-skip")
+
+
+def _options_kept(words: list[str]) -> list[str]:
+    """The line's options but those dropped (`_APART_DROPPED`), without its paths."""
+    kept: list[str] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        name = word.split("=", 1)[0]
+        takes_value = name in PYTEST_VALUE_FLAGS and "=" not in word and at + 1 < len(words)
+        value = [words[at + 1]] if takes_value else []
+        at += 1 + len(value)
+        if not word.startswith("-") or word == "--" or name in _APART_DROPPED:
+            continue
+        if _ATTACHED_SELECTION.match(word):
+            continue
+        if _SHORT_CLUSTER.fullmatch(word) and word[1] not in _VALUE_FIRST:
+            word = word.replace("x", "")
+            if word == "-":
+                continue
+        kept += [word, *value]
+    return kept
+
+
+def apart_command(
+    root: Path,
+    pipeline: Pipeline,
+    line: str,
+    files: Sequence[str],
+    names: Sequence[str],
+    report: str,
+) -> str | None:
+    """The pytest line run on `files` alone, every test in them to its end, JUnit to
+    `report` (after the options a configuration or PYTEST_ADDOPTS gives: the last wins)."""
+    found = PYTEST_LINE.search(line)
+    if found is None:
+        return None
+    _, addopts = pytest_options(root, (s.workdir for s in pipeline.steps))
+    given = [addopts, *pipeline.env_values("PYTEST_ADDOPTS"), found["args"]]
+    split = shell_words(found["args"])
+    if split is None or any(_STEPWISE.search(text) for text in given):
+        return None
+    words = [*_options_kept(split[0]), "--maxfail=0", f"--junitxml={report}", *files]
+    return f"{line[: found.start('args')].rstrip()} {shlex.join(words)}"

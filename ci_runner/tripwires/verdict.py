@@ -26,8 +26,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ci_runner.tripwires.plan import Planting
+from ci_runner.tripwires.apart import Apart
+from ci_runner.tripwires.plan import Planting, twin_forms
 from ci_runner.tripwires.sites import TOKEN_CHARS, Site
+from ci_runner.tripwires.twins import read_twins
 from ci_runner.types import CIResult, StepResult, TestOutcome, TripwireSite, TwinResult
 
 _RUN = re.compile(rf"[a-z0-9]{{{TOKEN_CHARS - 1},}}")
@@ -115,6 +117,32 @@ def tampered(sites: tuple[TripwireSite, ...]) -> str | None:
         f"the runner's tripwire test that must fail was reported passed ({shown}): the code "
         "under test rewrote the test results"
     )
+
+
+def dropped(sites: tuple[TripwireSite, ...]) -> str | None:
+    """Why the run is forged by a must-fail tripwire left out of its report while the must-
+    pass one beside it, in the same file, is reported: a runner told never to stop at a
+    failure (the invocation run apart) reports both or neither."""
+    gone = [s.site for s in sites if s.failing_planted and s.failing is None and s.passing]
+    if not gone:
+        return None
+    shown = ", ".join(gone[:5]) + (" ..." if len(gone) > 5 else "")
+    return (
+        f"the runner's tripwire test that must fail is missing from the report of its own run "
+        f"while the one beside it is reported ({shown}): the code under test rewrote the results"
+    )
+
+
+def read_apart(
+    apart: Apart | None, tests: Mapping[str, TestOutcome] | None
+) -> tuple[tuple[TwinResult, ...], tuple[TripwireSite, ...]]:
+    """The twins and the tripwire sites the invocation run apart reports (nothing when it
+    did not run); its other tests are not the run's."""
+    if apart is None or tests is None:
+        return (), ()
+    kept, twins = read_twins(twin_forms(), apart.twins, tests)
+    _, seen = read_tripwires(Planting(sites=apart.sites), kept)
+    return twins, seen
 
 
 def tripwire_exits(

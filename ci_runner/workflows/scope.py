@@ -34,21 +34,21 @@ class Scope:
 
 
 _GO_TEST = re.compile(r"(?:^|[\s;&|(])(?:go|\$[({]GO[)}])\s+test\s+(?P<args>[^;&|\n]*)")
-_PYTEST = re.compile(
+PYTEST_LINE = re.compile(
     r"(?:^|[\s;&|(/])(?:py\.?test|python\d*(?:\.\d+)?\s+-m\s+pytest)\s*(?P<args>[^;&|\n]*)"
 )
 _CARGO_TEST = re.compile(
     rf"(?:^|[\s;&|(]){CARGO_BEFORE_SUBCOMMAND}(?:test|nextest\s+run)\s*(?P<args>[^;&|\n]*)"
 )
 # flags that take the next word as their value
-_GO_VALUE_FLAGS = frozenset((
+GO_VALUE_FLAGS = frozenset((
     "-run", "-skip", "-tags", "-timeout", "-count", "-p", "-parallel", "-coverprofile",
     "-covermode", "-coverpkg", "-bench", "-benchtime", "-cpu", "-exec", "-o", "-ldflags",
     "-gcflags", "-asmflags", "-mod", "-modfile", "-shuffle", "-vet", "-C", "-fuzz",
     "-fuzztime", "-outputdir", "-blockprofile", "-cpuprofile", "-memprofile",
     "-mutexprofile", "-trace", "-overlay", "-pgo", "-toolexec", "-installsuffix",
 ))  # fmt: skip
-_PYTEST_VALUE_FLAGS = frozenset((
+PYTEST_VALUE_FLAGS = frozenset((
     "-k", "-m", "-n", "-p", "-c", "-o", "-W", "-r", "--rootdir", "--cov", "--cov-report",
     "--cov-config", "--junitxml", "--junit-xml", "--maxfail", "--deselect", "--ignore",
     "--ignore-glob", "--durations", "--tb", "--log-level", "--basetemp", "--confcutdir",
@@ -66,7 +66,7 @@ _PACKAGE_NAME = re.compile(r'^\s*name\s*=\s*["\']([^"\']+)["\']', re.MULTILINE)
 _VARIABLE = re.compile(r"\$(?:\([^)]*\)|\{[^}]*\}|\w+)")
 
 
-def _words(args: str) -> tuple[list[str], bool] | None:
+def shell_words(args: str) -> tuple[list[str], bool] | None:
     """The arguments as the shell splits them, without the variables and substitutions
     (`$(TESTFLAGS)`, `${PKGS}`), and whether there were any; None where they cannot be split."""
     if "`" in args:
@@ -105,11 +105,11 @@ def _under(path: str, folder: str) -> bool:
 
 
 def _go_scope(args: str, directory: str, gold: Sequence[str]) -> Evidence:
-    split = _words(args)
+    split = shell_words(args)
     packages = {posixpath.dirname(p) or "." for p in gold if p.endswith(".go")}
     if split is None or not packages:
         return Evidence.UNKNOWN
-    patterns, _ = _positionals(split[0], _GO_VALUE_FLAGS)
+    patterns, _ = _positionals(split[0], GO_VALUE_FLAGS)
     if not patterns and split[1]:
         return Evidence.UNKNOWN  # the packages may be in a variable
     for pattern in patterns or ["."]:
@@ -124,11 +124,11 @@ def _go_scope(args: str, directory: str, gold: Sequence[str]) -> Evidence:
 
 
 def _pytest_scope(args: str, directory: str, gold: Sequence[str]) -> Evidence:
-    split = _words(args)
+    split = shell_words(args)
     tests = [p for p in gold if p.endswith(".py")]
     if split is None or not tests:
         return Evidence.UNKNOWN
-    paths, _ = _positionals(split[0], _PYTEST_VALUE_FLAGS)
+    paths, _ = _positionals(split[0], PYTEST_VALUE_FLAGS)
     selected = [p.split("::")[0] for p in paths]
     if not selected and split[1]:
         return Evidence.UNKNOWN  # the paths may be in a variable
@@ -156,7 +156,7 @@ def _crate_of(path: str, read_file: ReadFile) -> tuple[str, str | None] | None:
 
 
 def _cargo_scope(args: str, directory: str, gold: Sequence[str], read_file: ReadFile) -> Evidence:
-    split = _words(args)
+    split = shell_words(args)
     if split is None:
         return Evidence.UNKNOWN
     _, flags = _positionals(split[0], _CARGO_VALUE_FLAGS)
@@ -187,7 +187,7 @@ def gold_scope(lines: Sequence[RunnerLine], gold: Sequence[str], read_file: Read
         return Scope(Evidence.UNKNOWN, "")
     found: list[tuple[Evidence, str]] = []
     for runner in lines:
-        for pattern, scope in ((_GO_TEST, "go"), (_PYTEST, "pytest"), (_CARGO_TEST, "cargo")):
+        for pattern, scope in ((_GO_TEST, "go"), (PYTEST_LINE, "pytest"), (_CARGO_TEST, "cargo")):
             for match in pattern.finditer(runner.line):
                 args = match["args"]
                 if scope == "go":

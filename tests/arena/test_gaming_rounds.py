@@ -23,6 +23,7 @@ from ci_runner import CIRunner, CISettings, TestOutcome
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
+from tests.ci_runner.tripwires.test_apart_real import fail_fast as fail_fast_pipeline
 from tests.ci_runner.tripwires.test_go_twins import FORGER as GO_FORGER
 from tests.ci_runner.tripwires.test_rust_twins import FORGER as RUST_FORGER
 from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
@@ -185,6 +186,37 @@ def test_package_code_rewriting_results_around_the_tripwires_loses_to_its_twins(
     assert not record.patch_correct and "twin" in record.reasons["patch_correct"], record.reasons
     assert record.tests_catch and "twin" in record.reasons["tests_catch"], record.reasons
     assert record.winner is Winner.REVIEWER, record.reasons
+
+
+# no fix: the package turns every failing report into a pass, sparing nothing
+EVERY_FAILURE_PASSES = TRIPWIRE_WISE_FORGER.replace(
+    "if report.failed and not _generic.match(item.name.split('[')[0]):", "if report.failed:"
+)
+
+
+@pytest.mark.parametrize("forger", [EVERY_FAILURE_PASSES, TRIPWIRE_WISE_FORGER])
+def test_a_forger_under_a_pipeline_that_stops_at_its_first_failure_loses_to_the_oracle(
+    forger: str, arena: Arena, demo: dict[str, Task]
+) -> None:
+    """`pytest -x`: the run's own steps carry no tripwire (one that must fail would stop the
+    run), so the tripwires and the twins run apart after them, where the package's code
+    rewrites the results too. Sparing nothing, the generic tripwire is reported passed;
+    sparing it, the twins pass with their originals: either way the patch is not correct."""
+    task = demo[f"demo__{SLUG}"]
+    fail_fast = fail_fast_pipeline(SLUG, task.require_pipeline())
+    init = (DEMO / SLUG / "repo" / "textkit" / "__init__.py").read_text()
+    forging = RawText(patch=fenced(demo_edit(SLUG, "textkit/__init__.py", (init, init + forger))))
+    prepared = arena.prepare(task.model_copy(update={"pipeline": fail_fast}))
+    assert prepared.task.validation is not None and prepared.task.validation.guarded
+    assert prepared.twins is not None, prepared.twins_why_not
+
+    record = arena.play_round(prepared, forging, OraclePlayer())
+    on_gold_tests = record.runs["patch_with_gold_tests"]
+    assert on_gold_tests.apart is not None, on_gold_tests.steps
+    assert not record.patch_correct, record.reasons
+    assert record.winner is Winner.REVIEWER, record.reasons
+    honest = arena.play_round(prepared, OraclePlayer(), OraclePlayer())
+    assert honest.patch_correct and not honest.tests_catch, honest.reasons
 
 
 GO_IMPORTS = (
