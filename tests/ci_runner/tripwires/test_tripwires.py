@@ -15,6 +15,7 @@ from ci_runner import CIResult, CIStatus, Pipeline, StepResult, TestOutcome
 from ci_runner.errors import WorkspaceError
 from ci_runner.tripwires import (
     Planting,
+    dropped,
     expected_sites,
     missing,
     plan,
@@ -23,9 +24,12 @@ from ci_runner.tripwires import (
     tripwire_exits,
     write,
 )
+from ci_runner.tripwires import golang as go_tripwires
+from ci_runner.tripwires import python as python_tripwires
 from ci_runner.tripwires.plan import may_fail
 from ci_runner.tripwires.python import module_name
 from ci_runner.tripwires.rust import crate_roots
+from ci_runner.types import TripwireSite
 
 P, F, E, S = TestOutcome.PASSED, TestOutcome.FAILED, TestOutcome.ERROR, TestOutcome.SKIPPED
 
@@ -362,8 +366,15 @@ def test_the_failing_python_tripwire_goes_only_where_it_stops_nothing(
 ) -> None:
     root = tree(tmp_path, {"tests/test_a.py": "", **files})
     assert may_fail(root, pipeline(*runs, **env), "python") is allowed
-    sites = plan(root, pipeline(*runs, **env), ()).sites
-    assert sites and all((s.failing is not None) is allowed for s in sites)
+    planting = plan(root, pipeline(*runs, **env), ())
+    # elsewhere, a pytest line of the steps' own is run again apart, carrying every tripwire
+    # with the one that must fail; a runner behind tox or a script cannot be, and the run
+    # carries the one that must pass only
+    apart = not allowed and not runs[-1].startswith(("tox", "bash"))
+    assert (planting.apart is not None) is apart
+    sites = planting.apart.sites if planting.apart is not None else planting.sites
+    assert sites and all((s.failing is not None) is (allowed or apart) for s in sites)
+    assert not (apart and planting.sites)
 
 
 @pytest.mark.parametrize(
@@ -380,6 +391,54 @@ def test_the_failing_go_and_rust_tripwires_go_only_where_they_stop_nothing(
     tmp_path: Path, run: str, language: str, env: dict[str, str], allowed: bool
 ) -> None:
     assert may_fail(tmp_path, pipeline(run, **env), language) is allowed
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "python3 -m pytest -x -q -p no:cacheprovider --junitxml=report.xml tests/unit",
+            "python3 -m pytest -q -p no:cacheprovider --maxfail=0 --junitxml=/r.xml /w/t_a.py",
+        ),
+        (
+            "cd src && pytest -xvs -k slug --maxfail 2 -n 2 --lf tests",
+            "cd src && pytest -vs -n 2 --maxfail=0 --junitxml=/r.xml /w/t_a.py",
+        ),
+        ("pytest --sw tests", None),  # the stepwise plugin starts where it last stopped
+        ("tox -e py", None),
+    ],
+)
+def test_a_pytest_line_run_apart_runs_only_its_files_to_their_end(
+    tmp_path: Path, line: str, expected: str | None
+) -> None:
+    command = python_tripwires.apart_command(
+        tmp_path, pipeline(line), line, ["/w/t_a.py"], ["x"], "/r.xml"
+    )
+    assert command == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "go test -json -failfast -race -run TestX -tags integration ./... > report.json",
+            "go test -race -tags integration -json -failfast=false -run '^(TestA|TestB)$' /w/a",
+        ),
+        (
+            "cd sub && go test",
+            "cd sub && go test -json -failfast=false -run '^(TestA|TestB)$' /w/a",
+        ),
+        ("go test -C sub ./...", None),  # the packages would be looked for in another folder
+    ],
+)
+def test_a_go_test_line_run_apart_runs_only_the_named_tests_to_their_end(
+    tmp_path: Path, line: str, expected: str | None
+) -> None:
+    files = ["/w/a/x_test.go", "/w/a/y_test.go"]
+    command = go_tripwires.apart_command(
+        tmp_path, pipeline(line), line, files, ["TestB", "TestA", "TestA"], "/r.xml"
+    )
+    assert command == expected
 
 
 def test_tripwires_are_written_before_the_first_step_that_runs_or_builds_tests(
@@ -485,3 +544,19 @@ def test_a_missing_passing_tripwire_is_forgery_only_where_the_site_reported_pass
     assert missing(fabricated, {}) is None  # no honest run showed it: nothing expected
     unplanted = CIResult(status=CIStatus.PASSED, tests={"tests.test_a::test_a": P})
     assert missing(unplanted, expected) is None
+
+
+def test_a_must_fail_tripwire_left_out_beside_its_reported_must_pass_one_is_forged() -> None:
+    def site(passing: TestOutcome | None, failing: TestOutcome | None) -> TripwireSite:
+        return TripwireSite(
+            site="python tests (run apart)",
+            prefix="tests." if passing else None,
+            passing=passing,
+            failing=failing,
+            failing_planted=True,
+        )
+
+    assert dropped((site(P, F),)) is None
+    assert dropped((site(None, None),)) is None  # nothing reported: `missing` decides
+    reason = dropped((site(P, None),))
+    assert reason is not None and "python tests (run apart)" in reason
