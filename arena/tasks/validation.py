@@ -112,7 +112,13 @@ def judge_validation(
         broken=tuple(sorted(failing_after & (failing_before | (set(new) - set(old))))),
         pass_to_pass=tuple(sorted(passing_after & passing_before)),
         tripwire_sites=tripwire_sites(after),
-        guarded=any(site.failing_planted for result in after for site in result.tripwires),
+        # a must-fail tripwire that was planted and seen failing: one its runner never
+        # reached (an invocation run apart that could not collect it) guards nothing
+        guarded=any(
+            site.failing_planted and site.failing in FAILING
+            for result in after
+            for site in result.tripwires
+        ),
     )
     regressions = passing_before & failing_after
     if regressions:

@@ -450,6 +450,9 @@ def test_validation_records_the_sites_every_run_with_the_gold_tests_showed() -> 
     failing = TripwireSite(site="python a", prefix="a.", passing=P, failing=F, failing_planted=True)
     guarded = [r.model_copy(update={"tripwires": (failing,)}) for r in after]
     assert judge_validation(before, guarded).guarded is True
+    unseen = failing.model_copy(update={"failing": None})  # planted, never reached
+    not_reached = [r.model_copy(update={"tripwires": (unseen,)}) for r in after]
+    assert judge_validation(before, not_reached).guarded is False
 
 
 def test_a_round_is_guarded_by_a_tripwire_that_must_fail_or_by_twins() -> None:
