@@ -40,6 +40,7 @@ from enum import StrEnum
 from arena.tasks.json_records import TOO_DEEP
 from arena.tasks.refusals import Refusal
 from arena.tasks.schema import Task
+from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
 
 UNKNOWN_LANGUAGE = "unknown"
 
@@ -84,6 +85,8 @@ DO_NOT_APPLY = "gold patch or tests do not apply"
 NO_TEST_RAN = "no test ran"
 # finer kinds of "no test ran", by what the steps did
 NO_REPORT = "tests ran, no report Arena reads"  # every step ended well; nothing read of it
+# ... and the output names none of the tests the gold tests add (arena.tasks.unnamed_tests)
+NO_TEST_NAMED = "tests report no result by name"
 COMMAND_MISSING = "a CI step's command is missing"  # exit 127: not in the environment
 BREAKS_TESTS = "gold patch breaks passing tests"
 NOT_FAILING = "gold tests do not fail without the fix"
@@ -171,12 +174,13 @@ _UNREAD_REPORT = re.compile(r"\((?:error: )?the \S+ report (?:is empty|names no 
 
 def _no_test_category(reason: str) -> str:
     """Why the run of `base + gold patch` ran no test, as far as its reason tells: a step's
-    command not found (exit 127), or steps that all ended well with nothing Arena can read
-    (a harness of the project's own that writes no report and prints no test lines)."""
+    command not found (exit 127), or steps that all ended well with nothing Arena can read,
+    told apart by whether their output names a test the gold tests add (no: a harness of the
+    project's own that reports no test by name)."""
     if _COMMAND_MISSING.search(reason):
         return COMMAND_MISSING
     if _UNREAD_REPORT.search(reason):
-        return NO_REPORT
+        return NO_TEST_NAMED if UNNAMED_MARK in reason else NO_REPORT
     return NO_TEST_RAN
 
 

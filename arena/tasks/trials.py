@@ -43,7 +43,7 @@ class Fault(StrEnum):
     """Whose doing a stop is: what a user can act on."""
 
     DATASET = "the dataset line"  # its fields, its patches, its commit
-    REPOSITORY = "the repository's CI"  # no Linux job that runs tests
+    REPOSITORY = "the repository's CI"  # no Linux job that runs tests, or none by name
     SOURCE = "the repo's source or mirror"  # not found, missing objects
     MACHINE = "this machine"  # a host it cannot reach
     SCOPE = "outside Arena's scope"  # a language or tool Arena does not run
@@ -66,6 +66,7 @@ _FAULTS: dict[str, Fault] = {
     "gold patch or tests do not apply": Fault.DATASET,
     "no test job": Fault.REPOSITORY,
     "no usable CI job": Fault.REPOSITORY,
+    "tests report no result by name": Fault.REPOSITORY,
     "Windows or macOS only": Fault.REPOSITORY,
     "repo not found": Fault.SOURCE,
     "mirror incomplete": Fault.SOURCE,

@@ -7,12 +7,15 @@ from collections.abc import Mapping, Sequence
 
 from arena.ci import TaskCI
 from arena.tasks.schema import CandidateLeg, Task, TaskError, TaskKind, Validation
+from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
+from arena.tasks.unnamed_tests import added_test_names, names_none
 from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.tripwires import expected_sites
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
 RUNS_PER_TREE = 2
+NO_TEST_RAN = "base + gold patch ran no test"
 NOISE_RERUNS = 2  # how often a tree's runs are made again while they look like load
 MAX_LEGS_TRIED = CISettings.model_fields["max_legs_tried"].default
 
@@ -99,7 +102,7 @@ def judge_validation(
             valid=False,
             kind=kind,
             flaky=tuple(sorted(flaky)),
-            reason=f"base + gold patch ran no test ({result.status.value}: {result.error})",
+            reason=f"{NO_TEST_RAN} ({result.status.value}: {result.error})",
         )
     passing_after = {t for t, o in new.items() if o is TestOutcome.PASSED}
     failing_after = {t for t, o in new.items() if o in FAILING}
@@ -222,7 +225,23 @@ def _validate(task: Task, ci: TaskCI) -> Validation:
                 f"task {task.instance_id}: validation of {label} timed out twice; "
                 "not stored, it runs again next time"
             )
-    return judge_validation(runs["base"], runs["base + gold patch"], task.kind)
+    verdict = judge_validation(runs["base"], runs["base + gold patch"], task.kind)
+    return note_unnamed_tests(verdict, task.test_patch, runs["base + gold patch"])
+
+
+def note_unnamed_tests(
+    verdict: Validation, test_patch: str, after: Sequence[CIResult]
+) -> Validation:
+    """A verdict of no test read, with whether the output names any test the gold tests add
+    (arena.tasks.unnamed_tests: a harness reporting no test by name is the repository's)."""
+    reason = verdict.reason or ""
+    ended_well = all(s.exit_code == 0 for r in after for s in r.steps if not s.skipped)
+    if not reason.startswith(NO_TEST_RAN) or not ended_well:
+        return verdict
+    logs = [step.log for result in after for step in result.steps]
+    if not names_none(added_test_names(test_patch), logs):
+        return verdict
+    return verdict.model_copy(update={"reason": f"{reason}; {UNNAMED_MARK}"})
 
 
 def _steady_runs(task: Task, ci: TaskCI, label: str, diffs: tuple[str, ...]) -> list[CIResult]:

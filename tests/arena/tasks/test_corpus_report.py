@@ -21,6 +21,7 @@ from arena.tasks.report import (
 )
 from arena.tasks.schema import Language, Task, Validation
 from arena.tasks.trials import Fault, fault_of
+from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
 from ci_runner import Pipeline
 
 STEPS = {"steps": [{"name": "t", "run": "pytest"}], "report": {"format": "junit", "path": "r.xml"}}
@@ -202,6 +203,10 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
     # as real runs said it (zeux/meshoptimizer's own harness, swig's install script offline)
     harness = "base + gold patch ran no test (error: the ctest report names no tests) (on ...)"
     assert categorize(harness, **v) == "tests ran, no report Arena reads"
+    assert fault_of(categorize(harness, **v)) is Fault.ARENA
+    unnamed = f"{harness}; {UNNAMED_MARK}"  # and its output names no test the gold tests add
+    assert categorize(unnamed, **v) == "tests report no result by name"
+    assert fault_of(categorize(unnamed, **v)) is Fault.REPOSITORY
     missing = (
         "base + gold patch ran no test (failed: step 'Install Dependencies' failed with exit "
         "code 127; report step 'Clean' did not run)"

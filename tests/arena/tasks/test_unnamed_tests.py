@@ -1,0 +1,61 @@
+"""A validation that read no test: does the output name a test the gold tests add?"""
+
+from __future__ import annotations
+
+from arena.tasks.schema import TaskKind, Validation
+from arena.tasks.unnamed_tests import MARK, added_test_names, names_none
+from arena.tasks.validation import NO_TEST_RAN, note_unnamed_tests
+from ci_runner import CIResult, CIStatus, StepResult
+from tests.diffs import new_file
+
+CPP_HARNESS = (
+    "static void decodeFilterOctEmpty()\n{\n\tassert(decode(0) == 0);\n}\n\n"
+    "void runTests()\n{\n\tdecodeFilterOctEmpty();\n}\n"
+)
+
+
+def test_the_names_the_gold_tests_define_in_any_language() -> None:
+    patch = "".join(
+        (
+            new_file("demo/tests.cpp", CPP_HARNESS),
+            new_file("t/test_a.py", "def test_slug_keeps_case():\n    assert f()\n"),
+            new_file("a_test.go", "func (s *S) TestRecency(t *testing.T) {}\n"),
+            new_file("tests/b.rs", "#[test]\nfn parses_units() {}\n"),
+            new_file("g.cc", 'TEST(Split, KeepsEmpty) {}\nTEST_CASE("splits on commas") {}\n'),
+        )
+    )
+    assert added_test_names(patch) == {
+        "decodeFilterOctEmpty",
+        "runTests",
+        "test_slug_keeps_case",
+        "TestRecency",
+        "parses_units",
+        "KeepsEmpty",
+        "splits on commas",
+    }
+    assert added_test_names(new_file("x.c", "int main(void) { return f(); }\n")) == set()
+
+
+def test_output_naming_none_of_them_is_told_apart_from_output_naming_one() -> None:
+    names = added_test_names(new_file("demo/tests.cpp", CPP_HARNESS))
+    assert names_none(names, ["cc -o tests demo/tests.cpp", "make: 'test' is up to date."])
+    assert not names_none(names, ["FAILED: decodeFilterOctEmpty"])
+    assert not names_none(frozenset(), ["anything"])  # nothing to look for: nothing said
+
+
+def _after(log: str, exit_code: int = 0) -> CIResult:
+    step = StepResult(name="test", exit_code=exit_code, duration_s=0.1, log=log)
+    return CIResult(status=CIStatus.ERROR, steps=(step,), error="the ctest report names no tests")
+
+
+def test_a_verdict_of_no_test_read_says_when_the_output_names_no_gold_test() -> None:
+    test_patch = new_file("demo/tests.cpp", CPP_HARNESS)
+    verdict = Validation(valid=False, kind=TaskKind.GOLD_JUDGED, reason=f"{NO_TEST_RAN} (error)")
+    noted = note_unnamed_tests(verdict, test_patch, [_after("all good")] * 2)
+    assert noted.reason is not None and noted.reason.endswith(MARK)
+    assert (
+        note_unnamed_tests(verdict, test_patch, [_after("decodeFilterOctEmpty ok")] * 2) == verdict
+    )
+    assert note_unnamed_tests(verdict, test_patch, [_after("boom", exit_code=2)] * 2) == verdict
+    other = verdict.model_copy(update={"reason": "no test fails without the gold patch"})
+    assert note_unnamed_tests(other, test_patch, [_after("all good")] * 2) == other
