@@ -5,8 +5,9 @@ checks expecting another value (swing-protocol.md, "tripwires"; the Python form 
 Go tests check with `if` statements that fail the test (`if got != 3 { t.Errorf(...) }`,
 `if !c.Contains("a") { t.Error(...) }`) and with testify (`assert.Equal(t, 3, got)`,
 `require.True(t, ok)`). A twin changes the value such a check expects (3 becomes 1, 2, 4 or
-5; a string's last character another of its kind) or turns a truth check around, so a test
-and its twin cannot both pass on any code. The twin sits beside its test, before or after it
+5; a string's last character another of its kind; the `if`'s failure message saying the
+new value where it said the old) or turns a truth check around, so a test and its twin
+cannot both pass on any code. The twin sits beside its test, before or after it
 at random, named with words of the file's test names, so only the expected value tells them
 apart.
 
@@ -49,10 +50,12 @@ _FILLERS = ("Case", "Value", "Result", "Basic", "Simple", "Again", "Other", "Mor
 
 class _Edit(NamedTuple):
     """A check's new text, and whether it moved the value the check expects (else it turned
-    the truth it tests around): twins move values where they can."""
+    the truth it tests around): twins move values where they can. `moved` is the literal and
+    what it became, for the failure's message to say the value the twin expects."""
 
     text: str
     moves_value: bool
+    moved: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ def _condition_edit(condition: str, rng: random.Random) -> _Edit | None:
         for index, side in ((1, right), (0, left)):
             if _LITERAL.fullmatch(side) and (changed := _changed_value(side, rng)):
                 text = f"{left} != {changed}" if index == 1 else f"{changed} != {right}"
-                return _Edit(text, moves_value=True)
+                return _Edit(text, moves_value=True, moved=(side, changed))
         return None
     if len(sides) != 1 or any(op in condition for op in ("==", "<", ">")):
         return None
@@ -152,7 +155,13 @@ def _only_fails(block: Sequence[str]) -> bool:
     return bool(statements) and all(_FAILS.match(line[2:]) for line in statements)
 
 
-def _if_edit(lines: Sequence[str], at: int, test: _Test, rng: random.Random) -> _Edit | None:
+def _if_edit(
+    lines: Sequence[str], at: int, test: _Test, rng: random.Random
+) -> tuple[_Edit, dict[int, str]] | None:
+    """The `if`'s edit, and its lines as the twin has them: the condition changed, and the
+    moved value changed in the block's failure message too. A message saying `want 4` where
+    the twin's condition wants 5 would tell code that reads the failures (and rewrites
+    them) that `got 4, want 4` is a twin, whose failure it could then leave alone."""
     found = _IF.match(lines[at])
     if found is None:
         return None
@@ -168,7 +177,14 @@ def _if_edit(lines: Sequence[str], at: int, test: _Test, rng: random.Random) -> 
     changed = _condition_edit(parts[-1], rng)
     if changed is None:
         return None
-    return changed._replace(text="\tif " + "; ".join([*parts[:-1], changed.text]) + " {")
+    edit = changed._replace(text="\tif " + "; ".join([*parts[:-1], changed.text]) + " {")
+    new_lines = {at: edit.text}
+    if edit.moved is not None:
+        old, value = edit.moved
+        literal = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w.])")
+        for number in range(at + 1, end):
+            new_lines[number] = literal.sub(lambda _: value, lines[number])
+    return edit, new_lines
 
 
 def _testify_edit(line: str, rng: random.Random) -> _Edit | None:
@@ -194,19 +210,24 @@ def _testify_edit(line: str, rng: random.Random) -> _Edit | None:
 
 def _candidate_edits(
     lines: Sequence[str], test: _Test, added: set[int], rng: random.Random
-) -> list[tuple[int, str]]:
-    """(line index, its new text) each making a twin of `test`; values before truths."""
-    values: list[tuple[int, str]] = []
-    truths: list[tuple[int, str]] = []
+) -> list[dict[int, str]]:
+    """The lines (by index) each twin of `test` changes, with their new text; values
+    before truths."""
+    values: list[dict[int, str]] = []
+    truths: list[dict[int, str]] = []
     for at in range(test.first + 1, test.last):
         line = lines[at]
         if _RETURN.search(line):
             break  # what follows may not run whenever the test passes
         if at + 1 not in added or not line.startswith("\t") or line.startswith("\t\t"):
             continue
-        edit = _if_edit(lines, at, test, rng) or _testify_edit(line, rng)
-        if edit is not None:
-            (values if edit.moves_value else truths).append((at, edit.text))
+        if found := _if_edit(lines, at, test, rng):
+            edit, changed = found
+        elif testify := _testify_edit(line, rng):
+            edit, changed = testify, {at: testify.text}
+        else:
+            continue
+        (values if edit.moves_value else truths).append(changed)
     return values or truths
 
 
@@ -256,10 +277,10 @@ def make_twins(
         if (edits := _candidate_edits(lines, test, added, rng))
     ]
 
-    def copy_of(test: _Test, edit: tuple[int, str], name: str) -> list[str]:
-        at, changed = edit
+    def copy_of(test: _Test, edit: dict[int, str], name: str) -> list[str]:
         copy = lines[test.first : test.last + 1]
-        copy[at - test.first] = changed
+        for at, changed in edit.items():
+            copy[at - test.first] = changed
         copy[0] = f"func {name}({test.t} *testing.T) {{"
         return copy
 

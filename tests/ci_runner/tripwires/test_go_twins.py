@@ -277,3 +277,25 @@ def test_a_value_is_moved_before_a_truth_is_turned_whatever_the_texts_say() -> N
         changed, twins = make_twins(text, all_lines(text), random.Random(seed), limit=1)
         assert len(twins) == 1
         assert changed.count("if !Even(2) {") == 2 and changed.count('!= "hi!" {') == 1
+
+
+def test_a_twins_failure_message_says_the_value_the_twin_expects() -> None:
+    """`want 4` in the message of a twin expecting 5 would print `got 4, want 4` on the
+    right code: a tell that code reading the failures could use to leave the twin failing
+    and pass the rest. The moved value is changed in the message too."""
+    unseen = (
+        'package calc\n\nimport "testing"\n\n'
+        "func TestDoubleTwo(t *testing.T) {\n"
+        "\tif got := Double(2); got != 4 {\n"
+        '\t\tt.Errorf("Double(2) = %d, want 4 (x14, 4.5)", got)\n'
+        "\t}\n"
+        "}\n"
+    )
+    for seed in range(20):
+        text, (twin,) = make_twins(unseen, all_lines(unseen), random.Random(seed), limit=1)
+        lines = text.split("\n")
+        at = lines.index(f"func {twin.twin}(t *testing.T) {{")
+        moved = lines[at + 1].removeprefix("\tif got := Double(2); got != ").removesuffix(" {")
+        assert moved != "4"
+        assert lines[at + 2] == f'\t\tt.Errorf("Double(2) = %d, want {moved} (x14, 4.5)", got)'
+        assert 't.Errorf("Double(2) = %d, want 4 (x14, 4.5)", got)' in text  # the original's
