@@ -29,6 +29,18 @@ def _existing(
     return {c.name for c in containers if c.name in names}
 
 
+def _remove(container: docker.models.containers.Container) -> None:
+    """Remove a test's container, gone or going already: a sweep of a test running beside
+    this one may be removing it (CI saw "removal ... is already in progress")."""
+    try:
+        container.remove(force=True)
+    except docker.errors.NotFound:
+        return
+    except docker.errors.APIError as exc:
+        if exc.status_code != 409:
+            raise
+
+
 def test_sweep_removes_containers_whose_owner_is_gone(
     docker_client: docker.DockerClient, images: dict[str, str]
 ) -> None:
@@ -55,8 +67,7 @@ def test_sweep_removes_containers_whose_owner_is_gone(
         assert _existing(docker_client, orphan, live) == {live.name}
     finally:
         for container in (orphan, live):
-            with contextlib.suppress(docker.errors.NotFound):
-                container.remove(force=True)
+            _remove(container)
 
 
 def test_sweep_removes_cache_layer_volumes_whose_owner_is_gone(
@@ -137,8 +148,7 @@ def test_sweep_removes_sandboxes_of_a_crashed_worker_container_and_past_their_de
         assert gone == {"of the crashed worker", "past its deadline"}
     finally:
         for container in (worker, crashed, *sandboxes.values()):
-            with contextlib.suppress(docker.errors.NotFound):
-                container.remove(force=True)
+            _remove(container)
 
 
 def test_sweep_removes_what_a_restarted_worker_container_started_before_its_restart(
@@ -176,8 +186,7 @@ def test_sweep_removes_what_a_restarted_worker_container_started_before_its_rest
         assert {what for what, box in made.items() if box.name not in left} == {"before"}
     finally:
         for container in (worker, *made.values()):
-            with contextlib.suppress(docker.errors.NotFound):
-                container.remove(force=True)
+            _remove(container)
 
 
 def test_every_sandbox_carries_its_deadline(
