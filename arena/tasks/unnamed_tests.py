@@ -6,9 +6,10 @@ project's own that reports no test by name: asserts in a test program run by `ma
 whose only result is its exit status. The protocol judges tests one by one (fail to pass,
 pass to pass), and an exit status alone would be forged by any `exit(0)`, so such a task
 cannot be played; whose doing that is decides its category. The evidence: the names of the
-tests the gold tests add (functions and test cases defined on their added lines, in any of
-the languages) appear nowhere in the steps' output, so no reader could have found their
-results there. Without a name to look for, nothing is said.
+tests the gold tests add or change (functions and test cases defined on their added lines,
+or named by git after a changed hunk's `@@`, in any of the languages) appear nowhere in the
+steps' output, so no reader could have found their results there. Without a name to look
+for (a line with no gold tests), nothing is said.
 """
 
 from __future__ import annotations
@@ -28,21 +29,24 @@ _DEFINED = re.compile(
 )
 MIN_NAME = 4  # shorter names (`run`, `f`) would be found in any output by chance
 NOT_TESTS = frozenset({"main", "setUp", "tearDown", "init", "setup", "teardown"})
-MARK = "the steps' output names none of the tests the gold tests add"
+MARK = "the steps' output names none of the tests the gold tests add or change"
 
 
-def added_test_names(test_patch: str) -> frozenset[str]:
-    """The names of the functions and test cases the gold tests' added lines define."""
-    names: set[str] = set()
+def gold_test_names(test_patch: str) -> frozenset[str]:
+    """The names of the functions and test cases the gold tests define on their added lines,
+    and of those whose body they change (the function git names after a hunk's `@@`)."""
+    texts: list[str] = []
     for file in split_diff(test_patch):
         for hunk in file.hunks:
-            for line in hunk.lines:
-                if not line.startswith("+"):
-                    continue
-                for found in _DEFINED.finditer(line[1:]):
-                    name = next(g for g in found.groups() if g is not None)
-                    if len(name) >= MIN_NAME and name not in NOT_TESTS:
-                        names.add(name)
+            texts += [line[1:] for line in hunk.lines if line.startswith("+")]
+            if any(line.startswith(("+", "-")) for line in hunk.lines):
+                texts.append(hunk.tail)
+    names: set[str] = set()
+    for text in texts:
+        for found in _DEFINED.finditer(text):
+            name = next(g for g in found.groups() if g is not None)
+            if len(name) >= MIN_NAME and name not in NOT_TESTS:
+                names.add(name)
     return frozenset(names)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from arena.ci import TaskCI
 from arena.tasks.schema import CandidateLeg, Task, TaskError, TaskKind, Validation
 from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
-from arena.tasks.unnamed_tests import added_test_names, names_none
+from arena.tasks.unnamed_tests import gold_test_names, names_none
 from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.tripwires import expected_sites
@@ -239,7 +239,7 @@ def note_unnamed_tests(
     if not reason.startswith(NO_TEST_RAN) or not ended_well:
         return verdict
     logs = [step.log for result in after for step in result.steps]
-    if not names_none(added_test_names(test_patch), logs):
+    if not names_none(gold_test_names(test_patch), logs):
         return verdict
     return verdict.model_copy(update={"reason": f"{reason}; {UNNAMED_MARK}"})
 

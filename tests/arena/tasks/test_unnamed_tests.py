@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.tasks.schema import TaskKind, Validation
-from arena.tasks.unnamed_tests import MARK, added_test_names, names_none
+from arena.tasks.unnamed_tests import MARK, gold_test_names, names_none
 from arena.tasks.validation import NO_TEST_RAN, note_unnamed_tests
 from ci_runner import CIResult, CIStatus, StepResult
 from tests.diffs import new_file
@@ -24,7 +24,7 @@ def test_the_names_the_gold_tests_define_in_any_language() -> None:
             new_file("g.cc", 'TEST(Split, KeepsEmpty) {}\nTEST_CASE("splits on commas") {}\n'),
         )
     )
-    assert added_test_names(patch) == {
+    assert gold_test_names(patch) == {
         "decodeFilterOctEmpty",
         "runTests",
         "test_slug_keeps_case",
@@ -33,11 +33,11 @@ def test_the_names_the_gold_tests_define_in_any_language() -> None:
         "KeepsEmpty",
         "splits on commas",
     }
-    assert added_test_names(new_file("x.c", "int main(void) { return f(); }\n")) == set()
+    assert gold_test_names(new_file("x.c", "int main(void) { return f(); }\n")) == set()
 
 
 def test_output_naming_none_of_them_is_told_apart_from_output_naming_one() -> None:
-    names = added_test_names(new_file("demo/tests.cpp", CPP_HARNESS))
+    names = gold_test_names(new_file("demo/tests.cpp", CPP_HARNESS))
     assert names_none(names, ["cc -o tests demo/tests.cpp", "make: 'test' is up to date."])
     assert not names_none(names, ["FAILED: decodeFilterOctEmpty"])
     assert not names_none(frozenset(), ["anything"])  # nothing to look for: nothing said
@@ -59,3 +59,20 @@ def test_a_verdict_of_no_test_read_says_when_the_output_names_no_gold_test() -> 
     assert note_unnamed_tests(verdict, test_patch, [_after("boom", exit_code=2)] * 2) == verdict
     other = verdict.model_copy(update={"reason": "no test fails without the gold patch"})
     assert note_unnamed_tests(other, test_patch, [_after("all good")] * 2) == other
+
+
+def test_a_test_whose_body_the_gold_tests_change_is_named_by_its_hunk() -> None:
+    changed = (
+        "diff --git a/demo/tests.cpp b/demo/tests.cpp\n"
+        "--- a/demo/tests.cpp\n+++ b/demo/tests.cpp\n"
+        "@@ -616,3 +616,3 @@ static void decodeVertexDeltas()\n"
+        " \tstd::vector<unsigned char> buffer;\n"
+        "-\tbuffer.resize(encode(data, 2));\n"
+        "+\tbuffer.resize(encode(data, 2, -1));\n"
+        " \tassert(decode(buffer) == 0);\n"
+    )
+    assert gold_test_names(changed) == {"decodeVertexDeltas"}
+    context_only = changed.replace("-\tbuffer.resize(encode(data, 2));\n", " x\n").replace(
+        "+\tbuffer.resize(encode(data, 2, -1));\n", ""
+    )
+    assert gold_test_names(context_only) == set()
