@@ -9,7 +9,10 @@ several runs of each and their ratio (target: at most 1.25x). A third column tim
 `CIRunner.run` in a warm process as a worker runs it (build_ci: the next run's sandbox is
 started ahead and a used one removed after its result is known), without the CLI's
 start-up (target: geometric mean at most 1.10x); a fourth, the same runner starting and
-removing a fresh sandbox on each run's critical path, shows what the spares save.
+removing a fresh sandbox on each run's critical path, shows what the spares save. A last
+baseline gives the bare `docker run` the CPU limit a sandbox gets (all but one of the host's
+CPUs): on a small machine that limit, not the runner, is what slows the compiling languages,
+and the warm runner against it is the runner's own cost.
 
 `arena` starts from bytecode, as an installed command does (pip compiles site-packages when it
 installs): PYTHONDONTWRITEBYTECODE is dropped from its environment, so the warm-up run caches
@@ -42,7 +45,7 @@ from ci_runner import CIRequest, CIRunner, CISettings, CIStatus
 from ci_runner.engine import connect
 from ci_runner.images import ImageBuilder
 from ci_runner.patches import apply_diffs
-from ci_runner.sandbox.docker import sandbox_uid
+from ci_runner.sandbox.docker import engine_cpus, sandbox_cpus, sandbox_uid
 from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.workspace import Workspaces
 
@@ -73,7 +76,10 @@ def hand_to_uid(root: Path, uid: int) -> None:
             os.lchown(os.path.join(dirpath, name), uid, uid)
 
 
-def time_baseline(task: Task, image: str, prepared: Path, scratch: Path) -> float:
+def time_baseline(
+    task: Task, image: str, prepared: Path, scratch: Path, cpus: float | None = None
+) -> float:
+    """`cpus`: the CPU limit a sandbox gets (else none, as a bare `docker run` has)."""
     run_dir = scratch / "baseline"
     shutil.rmtree(run_dir, ignore_errors=True)
     shutil.copytree(prepared, run_dir, symlinks=True)
@@ -87,6 +93,7 @@ def time_baseline(task: Task, image: str, prepared: Path, scratch: Path) -> floa
             "--rm",
             "--network",
             "none",
+            *(["--cpus", str(cpus)] if cpus is not None else []),
             "--user",
             f"{uid}:{uid}",
             "-e",
@@ -140,6 +147,9 @@ def main() -> None:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # see the module's docstring
     client = connect()
     builder = ImageBuilder(DockerProvider(settings, client), settings)
+    # a sandbox's CPU limit (all but one of the host's CPUs; one on a two-core machine):
+    # compiling Go and Rust is slower under it, which is the limit's cost, not the runner's
+    sandbox_limit = sandbox_cpus(settings.limits, engine_cpus(client))
     warm_runner = CIRunner(
         settings, DockerProvider(settings, client), spares=True
     )  # as build_ci makes it for workers
@@ -158,12 +168,14 @@ def main() -> None:
         "ratio",
         "no spares",
         "ratio",
+        f"docker run --cpus {sandbox_limit:g}",
+        "warm ratio",
     ):
         table.add_column(column)
-    ratios, warm_ratios, fresh_ratios = [], [], []
+    ratios, warm_ratios, fresh_ratios, limited_ratios = [], [], [], []
     try:
         with Progress(console=console, transient=True) as progress:
-            bar = progress.add_task("benchmark", total=len(chosen) * (args.runs + 1) * 4)
+            bar = progress.add_task("benchmark", total=len(chosen) * (args.runs + 1) * 5)
             for language, task in sorted(chosen.items()):
                 image = builder.ensure(language.value)
                 task_file = scratch / f"{task.instance_id}.json"
@@ -174,6 +186,7 @@ def main() -> None:
                 prepared, repo = workspaces.checkout(task.repo, task.base_commit)
                 apply_diffs(prepared, repo, (task.patch, task.test_patch))
                 arena_times, docker_times, warm_times, fresh_times = [], [], [], []
+                limited_times = []
                 request = CIRequest(
                     repo=task.repo,
                     commit=task.base_commit,
@@ -184,6 +197,8 @@ def main() -> None:
                 for attempt in range(args.runs + 1):  # the first of each is a warm-up
                     progress.update(bar, description=f"{language}: run {attempt}")
                     docker_time = time_baseline(task, image, prepared, scratch)
+                    progress.advance(bar)
+                    limited_time = time_baseline(task, image, prepared, scratch, sandbox_limit)
                     progress.advance(bar)
                     arena_time = time_arena(task_file, diffs, env)
                     progress.advance(bar)
@@ -196,9 +211,12 @@ def main() -> None:
                         arena_times.append(arena_time)
                         warm_times.append(warm_time)
                         fresh_times.append(fresh_time)
+                        limited_times.append(limited_time)
                 base, ours = statistics.median(docker_times), statistics.median(arena_times)
                 warm = statistics.median(warm_times)
                 fresh = statistics.median(fresh_times)
+                limited = statistics.median(limited_times)
+                limited_ratios.append(warm / limited)
                 ratios.append(ours / base)
                 warm_ratios.append(warm / base)
                 fresh_ratios.append(fresh / base)
@@ -212,6 +230,8 @@ def main() -> None:
                     f"{warm / base:.2f}x",
                     f"{fresh:.2f}s",
                     f"{fresh / base:.2f}x",
+                    f"{limited:.2f}s",
+                    f"{warm / limited:.2f}x",
                 )
     finally:
         warm_runner.close()
@@ -228,6 +248,11 @@ def main() -> None:
     console.print(
         f"warm runner (no CLI start-up): worst ratio {max(warm_ratios):.2f}x, geometric mean "
         f"{warm_mean:.2f}x: {warm_verdict} the 1.10x target"
+    )
+    console.print(
+        f"warm runner against a bare docker run under the sandbox's CPU limit ({sandbox_limit:g}"
+        f" CPUs): the runner's own cost, geometric mean "
+        f"{statistics.geometric_mean(limited_ratios):.2f}x"
     )
     console.print(
         f"without spares (a fresh sandbox started and removed on each run's critical path): "
