@@ -39,7 +39,9 @@ SUITE_VERSIONS = {"bookworm": "1.63", "trixie": "1.85"}
 
 _CARGO = CARGO_BEFORE_SUBCOMMAND
 _RUNNER = re.compile(COMMAND_START + _CARGO + r"(?:test|t|nextest)" + COMMAND_END)
-_CARGO_TEST = re.compile(COMMAND_START + _CARGO + r"(?:test|t)" + COMMAND_END)
+# `cargo test` and `cargo nextest run`, both of which stop at their first failing binary
+# (nextest at its first failing test) unless told `--no-fail-fast`
+_CARGO_TEST = re.compile(COMMAND_START + _CARGO + r"(?:test|t|nextest\s+run)" + COMMAND_END)
 _REST_OF_COMMAND = re.compile(r"[^;&|\n]*")
 # steps that compile Rust test targets: tripwires must be in place before the first
 _BUILDS = re.compile(
@@ -209,14 +211,15 @@ def report_rule(
     changed = [_every_binary(s) for s in steps]
     if changed != steps:
         notes.append(
-            "  cargo test gets --no-fail-fast: a failing test binary no longer hides the "
-            "results of the binaries after it, and a tripwire that must fail can be planted"
+            "  cargo test (and nextest run) gets --no-fail-fast: a failing test no longer "
+            "hides the results of those after it, and a tripwire that must fail can be planted"
         )
     return step_report("rust", ReportFormat.LIBTEST, changed, runners, {})
 
 
 def _every_binary(step: Step) -> Step:
-    """The step with `--no-fail-fast` after each `cargo test` in its text that lacks it."""
+    """The step with `--no-fail-fast` after each `cargo test` or `cargo nextest run` in its
+    text that lacks it."""
 
     def with_flag(found: re.Match[str]) -> str:
         rest = _REST_OF_COMMAND.match(found.string, found.end())

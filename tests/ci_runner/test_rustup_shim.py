@@ -89,3 +89,18 @@ jobs:
     assert "no run: step is left for a CI run (skipped: someone/run-the-tests@v3)" in str(
         refused.value
     )
+
+
+def test_every_cargo_test_and_nextest_run_of_a_derived_pipeline_runs_to_its_end() -> None:
+    """Both stop at their first failure unless told not to: a failing test would hide those
+    after it, and no tripwire that must fail could be planted."""
+    workflow = (
+        "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: cargo nextest run --workspace && cargo test --doc\n"
+        "      - run: cargo test --no-fail-fast -p core\n"
+    )
+    derived = derive_pipeline({".github/workflows/ci.yml": workflow}, ["test"], "rust")
+    assert [s.run for s in derived.pipeline.steps] == [
+        "cargo nextest run --no-fail-fast --workspace && cargo test --no-fail-fast --doc",
+        "cargo test --no-fail-fast -p core",
+    ]
