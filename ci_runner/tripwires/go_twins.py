@@ -181,7 +181,7 @@ def _if_edit(
     new_lines = {at: edit.text}
     if edit.moved is not None:
         old, value = edit.moved
-        literal = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w.])")
+        literal = re.compile(rf"(?<![\w.]){re.escape(old)}(?!\w|\.\d)")  # "want 4."
         for number in range(at + 1, end):
             new_lines[number] = literal.sub(lambda _: value, lines[number])
     return edit, new_lines

@@ -287,7 +287,7 @@ def test_a_twins_failure_message_says_the_value_the_twin_expects() -> None:
         'package calc\n\nimport "testing"\n\n'
         "func TestDoubleTwo(t *testing.T) {\n"
         "\tif got := Double(2); got != 4 {\n"
-        '\t\tt.Errorf("Double(2) = %d, want 4 (x14, 4.5)", got)\n'
+        '\t\tt.Errorf("Double(2) = %d, want 4 (x14, 4.5), not 4.", got)\n'
         "\t}\n"
         "}\n"
     )
@@ -297,5 +297,10 @@ def test_a_twins_failure_message_says_the_value_the_twin_expects() -> None:
         at = lines.index(f"func {twin.twin}(t *testing.T) {{")
         moved = lines[at + 1].removeprefix("\tif got := Double(2); got != ").removesuffix(" {")
         assert moved != "4"
-        assert lines[at + 2] == f'\t\tt.Errorf("Double(2) = %d, want {moved} (x14, 4.5)", got)'
-        assert 't.Errorf("Double(2) = %d, want 4 (x14, 4.5)", got)' in text  # the original's
+        assert (
+            lines[at + 2]
+            == f'\t\tt.Errorf("Double(2) = %d, want {moved} (x14, 4.5), not {moved}.", got)'
+        )
+        assert (
+            't.Errorf("Double(2) = %d, want 4 (x14, 4.5), not 4.", got)' in text
+        )  # the original's
