@@ -30,7 +30,7 @@ from pathlib import Path
 from ci_runner.pipeline import Pipeline
 from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, plain_file, token
-from ci_runner.workflows.scope import GO_VALUE_FLAGS, shell_words
+from ci_runner.workflows.scope import GO_VALUE_FLAGS, arguments, shell_words
 
 MAX_SITES = 32
 HEAD_BYTES = 16 * 1024  # of each Go file, read for its imports
@@ -231,6 +231,11 @@ _APART_DROPPED = frozenset(("-run", "-skip", "-failfast", "-json", "-list", "-be
 _APART_REFUSED = frozenset(("-C", "-c", "-o"))
 
 
+def _flag_name(word: str) -> str:
+    """`-run` however written (`--run=x`): Go's flags take one dash or two."""
+    return "-" + word.lstrip("-").split("=", 1)[0]
+
+
 def apart_command(
     root: Path,
     pipeline: Pipeline,
@@ -245,19 +250,12 @@ def apart_command(
     split = shell_words(found["args"]) if found is not None else None
     if found is None or split is None:
         return None
-    words = split[0]
     kept: list[str] = []
-    at = 0
-    while at < len(words):
-        word = words[at]
-        name = "-" + word.lstrip("-").split("=", 1)[0]
-        takes_value = name in GO_VALUE_FLAGS and "=" not in word and at + 1 < len(words)
-        value = [words[at + 1]] if takes_value else []
-        at += 1 + len(value)
-        if name in _APART_REFUSED and word.startswith("-"):
+    for word in arguments(split[0], GO_VALUE_FLAGS, _flag_name):
+        if word.name in _APART_REFUSED:
             return None
-        if word.startswith("-") and name not in _APART_DROPPED:
-            kept += [word, *value]
+        if word.name is not None and word.name not in _APART_DROPPED:
+            kept += [word.text, *word.value]
     packages = sorted({posixpath.dirname(f) for f in files})
     run = "^(" + "|".join(sorted(set(names))) + ")$"
     words = [*kept, "-json", "-failfast=false", "-run", run, *packages]

@@ -25,7 +25,7 @@ from pathlib import Path
 from ci_runner.pipeline import Pipeline
 from ci_runner.tree_walk import walk
 from ci_runner.tripwires.sites import Site, token
-from ci_runner.workflows.scope import PYTEST_LINE, PYTEST_VALUE_FLAGS, shell_words
+from ci_runner.workflows.scope import PYTEST_LINE, PYTEST_VALUE_FLAGS, arguments, shell_words
 
 MAX_SITES = 64
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py", "test*.py")
@@ -191,22 +191,15 @@ _STEPWISE = re.compile(r"(?:^|\s)--(?:sw|stepwise)(?:-skip)?(?=$|[\s=])|--sw-ski
 def _options_kept(words: list[str]) -> list[str]:
     """The line's options but those dropped (`_APART_DROPPED`), without its paths."""
     kept: list[str] = []
-    at = 0
-    while at < len(words):
-        word = words[at]
-        name = word.split("=", 1)[0]
-        takes_value = name in PYTEST_VALUE_FLAGS and "=" not in word and at + 1 < len(words)
-        value = [words[at + 1]] if takes_value else []
-        at += 1 + len(value)
-        if not word.startswith("-") or word == "--" or name in _APART_DROPPED:
+    for word in arguments(words, PYTEST_VALUE_FLAGS):
+        text = word.text
+        if word.name is None or word.name in _APART_DROPPED or _ATTACHED_SELECTION.match(text):
             continue
-        if _ATTACHED_SELECTION.match(word):
-            continue
-        if _SHORT_CLUSTER.fullmatch(word) and word[1] not in _VALUE_FIRST:
-            word = word.replace("x", "")
-            if word == "-":
+        if _SHORT_CLUSTER.fullmatch(text) and text[1] not in _VALUE_FIRST:
+            text = text.replace("x", "")
+            if text == "-":
                 continue
-        kept += [word, *value]
+        kept += [text, *word.value]
     return kept
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from ci_runner.workflows.commands import CARGO_BEFORE_SUBCOMMAND, ReadFile, RunnerLine
 
@@ -78,25 +79,48 @@ def shell_words(args: str) -> tuple[list[str], bool] | None:
         return None
 
 
-def _positionals(words: list[str], value_flags: frozenset[str]) -> tuple[list[str], list[str]]:
-    """(positional words, flags with their values) of an argument list."""
-    positional: list[str] = []
-    flags: list[str] = []
+class Word(NamedTuple):
+    """One word of an argument list: an option (`name`: how the runner spells it, `value`:
+    the next word when that is its value) or a positional word (`name` None)."""
+
+    name: str | None
+    text: str
+    value: tuple[str, ...] = ()
+
+
+def _option_name(word: str) -> str:
+    return word.split("=", 1)[0]
+
+
+def arguments(
+    words: list[str],
+    value_flags: frozenset[str],
+    name_of: Callable[[str], str] = _option_name,
+) -> list[Word]:
+    """The argument list read word by word, an option's value with it (`--`, which ends
+    the options, left out)."""
+    read: list[Word] = []
     at = 0
     while at < len(words):
         word = words[at]
-        if word == "--":
-            at += 1
-            continue
-        if word.startswith("-"):
-            flags.append(word)
-            if "=" not in word and word in value_flags and at + 1 < len(words):
-                flags.append(words[at + 1])
-                at += 1
-        else:
-            positional.append(word)
         at += 1
-    return positional, flags
+        if word == "--":
+            continue
+        if not word.startswith("-"):
+            read.append(Word(None, word))
+            continue
+        name = name_of(word)
+        takes_value = "=" not in word and name in value_flags and at < len(words)
+        read.append(Word(name, word, (words[at],) if takes_value else ()))
+        at += 1 if takes_value else 0
+    return read
+
+
+def _positionals(words: list[str], value_flags: frozenset[str]) -> tuple[list[str], list[str]]:
+    """(positional words, flags with their values) of an argument list."""
+    read = arguments(words, value_flags, name_of=lambda word: word)
+    positional = [w.text for w in read if w.name is None]
+    return positional, [part for w in read if w.name is not None for part in (w.text, *w.value)]
 
 
 def _under(path: str, folder: str) -> bool:

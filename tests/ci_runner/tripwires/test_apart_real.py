@@ -8,9 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.tasks.demo import demo_tasks
 from arena.tasks.schema import Task
-from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus, TestOutcome
+from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, TestOutcome
 from ci_runner.pipeline import Pipeline
 from ci_runner.tripwires.apart import STEP_NAME
 from tests.ci_runner.tripwires.test_tripwires_real import CONFTEST_HOOK
@@ -32,14 +31,6 @@ def fail_fast(name: str, pipeline: Pipeline) -> Pipeline:
     steps = tuple(s.model_copy(update={"run": s.run.replace(old, new)}) for s in pipeline.steps)
     assert any(new in s.run for s in steps)
     return pipeline.model_copy(update={"steps": steps})
-
-
-@pytest.fixture(scope="module")
-def demo(ci_settings: CISettings) -> dict[str, Task]:
-    return {
-        t.instance_id.removeprefix("demo__"): t
-        for t in demo_tasks(ci_settings.cache_dir / "demo-repos")
-    }
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.tasks.demo import demo_tasks
 from arena.tasks.schema import Task
-from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus, TestOutcome
+from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, TestOutcome
 from ci_runner.tripwires import expected_sites, missing
 from tests.arena.test_ownership_rounds import DEMO, demo_edit
 from tests.diffs import new_file
@@ -22,14 +21,6 @@ from tests.diffs import new_file
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_containers_left")]
 
 Run = Callable[[str, tuple[str, ...]], CIResult]
-
-
-@pytest.fixture(scope="module")
-def demo(ci_settings: CISettings) -> dict[str, Task]:
-    return {
-        t.instance_id.removeprefix("demo__"): t
-        for t in demo_tasks(ci_settings.cache_dir / "demo-repos")
-    }
 
 
 @pytest.fixture(scope="module")
