@@ -167,6 +167,9 @@ def sweep_orphans(client: docker.DockerClient, *, max_age_s: float | None = None
                 removed.append(str(names[0]).lstrip("/"))
             except docker.errors.NotFound:
                 pass
+            except docker.errors.APIError as exc:
+                if exc.status_code != 409:  # 409: another sweep's removal is under way
+                    raise
     for volume in client.api.volumes(filters={"label": LABEL}).get("Volumes") or []:
         if _abandoned(dict(volume.get("Labels") or {}), host, max_age_s, running):
             try:
