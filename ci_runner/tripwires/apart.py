@@ -68,15 +68,15 @@ def apart_run(
     root: Path,
     pipeline: Pipeline,
     form: TripwireForm,
+    found: tuple[Step, str],
     sites: Sequence[Site],
     twins: Sequence[Twin],
     twin_files: Mapping[str, bytes],
 ) -> Apart | None:
-    """The invocation carrying `sites` (their must-fail tripwires planted) and the twins,
-    or None where the pipeline's runner line cannot be run so (no direct runner line, an
-    option the language cannot run it without)."""
-    found = runner_line(pipeline, form)
-    if form.apart is None or found is None or not (sites or twins):
+    """The invocation of the runner line `found` (its step, the line: `runner_line`)
+    carrying `sites` (their must-fail tripwires planted) and the twins, or None where the
+    line cannot be run so (an option the language cannot run it without)."""
+    if form.apart is None or not (sites or twins):
         return None
     step, line = found
     files = {path: data for site in sites for path, data in site.files.items()} | dict(twin_files)

@@ -219,11 +219,13 @@ def _apart(
     All of them: a run that stops at its first failure honestly leaves out a must-pass
     tripwire collected after the failing test, which would read as forged."""
     form = forms()[language]
-    if form.apart is None or runner_line(pipeline, form) is None:
+    found = runner_line(pipeline, form)
+    if form.apart is None or found is None:
         return None
     sites = relabelled(_writable_sites(root, form.plant(root, pipeline, touched, True)))
     twins, twin_files = _twins(root, [language], unseen_diffs, rng, twin_seed)
-    return apart_run(root, pipeline, form, sites, twins, _with_sites(root, twin_files, sites))
+    twin_files = _with_sites(root, twin_files, sites)
+    return apart_run(root, pipeline, form, found, sites, twins, twin_files)
 
 
 def _with_sites(
