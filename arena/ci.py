@@ -43,8 +43,9 @@ def run_key(request: CIRequest, image_id: str, replica: int, round_key: int | No
     another's second run); the same round judged again keys alike and reads its runs."""
     dumped = request.model_dump(mode="json")
     if request.twin_seed is None:  # a run without twins keys as it did before twins existed
-        dumped.pop("unseen_tests", None)
         dumped.pop("twin_seed", None)
+        if not request.unseen_tests:
+            dumped.pop("unseen_tests", None)
     keyed = {
         "request": dumped,
         "image_id": image_id,
@@ -83,10 +84,17 @@ def environment_spec(task: Task) -> EnvironmentSpec:
 class Twins:
     """Twins to plant in a run (ci_runner.tripwires.twins): of the tests in the diffs at
     indexes `of` (those the code under test has never seen), chosen by `seed`, which gives
-    the same twins on the same tests in every run that names it."""
+    the same twins on the same tests in every run that names it. Without a seed no twin is
+    planted, and the tests of `of` are still the unseen ones: a pipeline whose tripwires run
+    apart runs them there too (ci_runner.tripwires.apart)."""
 
-    seed: int
+    seed: int | None
     of: frozenset[int]
+
+
+def unseen_in(index: int) -> Twins:
+    """No twins, the tests of the diff at `index` unseen."""
+    return Twins(seed=None, of=frozenset({index}))
 
 
 class ResultCache(Protocol):
@@ -148,6 +156,14 @@ class TaskCI:
     def close(self) -> None:
         """Remove the sandboxes the runner started ahead for runs that will not come."""
         self._runner.close()
+
+    def base_files(self, task: Task) -> list[str]:
+        """Every file of the task's repository at its base commit."""
+        return self._runner.workspaces.list_files(task.repo, task.base_commit)
+
+    def read_base(self, task: Task, path: str) -> str | None:
+        """A file's text at the task's base commit; None if absent or binary."""
+        return self._runner.workspaces.read_text(task.repo, task.base_commit, path)
 
     def image_for(self, task: Task) -> str:
         """The task's own image, its environment image when it has setup steps, or the

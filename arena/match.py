@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.ci import TaskCI, Twins
+from arena.ci import TaskCI, Twins, unseen_in
 from arena.faults import Fault, FaultComponent, ReferenceRunFailed, fault_of
 from arena.ownership import owned_test_ids
 from arena.patch_scope import neutral_change, scope_patch
@@ -369,8 +369,9 @@ class Arena:
             scope_patch(patch.diff, task.patch, task.test_patch, read_base) if patch.diff else None
         )
         with_gold_tests = (scoped.kept, task.test_patch) if scoped else ()
+        gold_tests_unseen = prepared.twins or unseen_in(1)
         on_gold_tests = (
-            run("patch_with_gold_tests", with_gold_tests, PATCH_REPLICAS[0], prepared.twins)
+            run("patch_with_gold_tests", with_gold_tests, PATCH_REPLICAS[0], gold_tests_unseen)
             if scoped
             else None
         )
@@ -379,7 +380,10 @@ class Arena:
         )
         if correct.holds and scoped is not None:
             again = run(
-                "patch_with_gold_tests_again", with_gold_tests, PATCH_REPLICAS[1], prepared.twins
+                "patch_with_gold_tests_again",
+                with_gold_tests,
+                PATCH_REPLICAS[1],
+                gold_tests_unseen,
             )
             _, second = judge_patch(
                 again, prepared.validation, prepared.tripwires, prepared.twin_ids
@@ -420,7 +424,11 @@ class Arena:
             }
             step: CatchRun | None = CatchRun.ON_PATCH
             while step is not None:
-                twins = reviewer_twins if twinned_catch_run(step, catch_runs) else None
+                twins = (
+                    reviewer_twins
+                    if twinned_catch_run(step, catch_runs)
+                    else unseen_in(len(diffs_of[step]) - 1)  # T's tests come last
+                )
                 catch_runs[step] = run(step.value, diffs_of[step], step.replica, twins)
                 step = next_catch_run(catch_runs, catching, prepared.tripwires)
         catch = judge_catch(catch_runs, catching, prepared.tripwires)

@@ -47,6 +47,7 @@ from ci_runner.stops import StopCause
 from ci_runner.tripwires import (
     Planting,
     TripwireIndex,
+    decided_apart,
     dropped,
     plan,
     read_apart,
@@ -91,6 +92,11 @@ class CIRunner:
         self._provider = provider or provider_for(settings)
         self._workspaces = Workspaces.from_settings(settings)
         self._spares: SpareSandboxes[Sandbox] | None = SpareSandboxes() if spares else None
+
+    @property
+    def workspaces(self) -> Workspaces:
+        """Where its checkouts come from: the repositories' mirrors, also read file by file."""
+        return self._workspaces
 
     @property
     def provider(self) -> SandboxProvider:
@@ -211,7 +217,8 @@ class CIRunner:
         tests, twins = read_twins(twin_forms(), planting.twins, tests)
         steps = tripwire_exits(steps, tests, planting, twins)
         tests, seen = read_tripwires(planting, tests)
-        apart_twins, apart_seen = read_apart(planting.apart, apart.tests)
+        apart_tests, apart_twins, apart_seen = read_apart(planting.apart, apart.tests)
+        tests = decided_apart(tests, apart_tests)
         twins, seen = twins + apart_twins, seen + apart_seen
         reasons = (distrust, tampered(seen), dropped(apart_seen), unwritten, apart.unwritten)
         forged = "; ".join(r for r in reasons if r) or None
@@ -325,14 +332,17 @@ class CIRunner:
         planting: Planting,
     ) -> RanApart:
         """The must-fail tripwires' own invocation (ci_runner.tripwires.apart), once the
-        steps are done: only when the step whose runner line it follows ran, and nothing
-        stopped the run (its time, its sandbox)."""
+        steps are done: due when the step whose runner line it follows ran, and nothing
+        stopped the run (its time, its sandbox). One due with too little of the run's time
+        left reports nothing: the steps' processes spent it (a hang there is the same)."""
         apart = planting.apart
         ran = {s.name: s for s in steps if not s.skipped}
         stopped = any(s.timed_out or s.sandbox_died or s.oom_killed for s in steps)
-        remaining = limits.run_timeout_s - (time.monotonic() - started)
-        if apart is None or apart.after not in ran or stopped or remaining < MIN_APART_S:
+        if apart is None or apart.after not in ran or stopped:
             return RanApart()
+        remaining = limits.run_timeout_s - (time.monotonic() - started)
+        if remaining < MIN_APART_S:
+            return RanApart(tests={})
         try:
             sandbox.write_files(WORKSPACE, apart.files)
         except (SandboxFileError, SandboxDied) as exc:

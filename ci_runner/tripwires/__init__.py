@@ -36,6 +36,7 @@ from ci_runner.tripwires.plan import Planting, plan, twin_forms, write
 from ci_runner.tripwires.twins import read_twins
 from ci_runner.tripwires.verdict import (
     TripwireIndex,
+    decided_apart,
     dropped,
     expected_sites,
     missing,
@@ -48,6 +49,7 @@ from ci_runner.tripwires.verdict import (
 __all__ = [
     "Planting",
     "TripwireIndex",
+    "decided_apart",
     "dropped",
     "expected_sites",
     "missing",

@@ -7,17 +7,19 @@ runs. There every tripwire of the language goes apart (a run that stops at a fai
 honestly leaves out a must-pass tripwire collected after it): once the steps are done, the
 runner runs the language's test runner once more, as the pipeline's last runner line runs it
 (its prefix, its step's environment and folder, its options but those that stop at a failure
-or select tests), on the must-fail tripwires and on the files holding the twins of the unseen
-tests only, never stopping at a failure (swing-protocol.md: "a pipeline that stops at its
-first failure runs its must-fail tripwires in a separate invocation"). The code under test
-is loaded as the tests load it, so code that rewrites the runner's results does so there
-too, and is seen. Only the twins and the tripwires are read from that invocation; the run's
-tests are the pipeline's own.
+or select tests), on the must-fail tripwires, the twins and the unseen tests themselves (the gold
+tests, the reviewer's: those the verdict turns on) only, never stopping at a failure
+(swing-protocol.md: "a pipeline that stops at its first failure runs its must-fail
+tripwires in a separate invocation"). The code under test is loaded as the tests load it,
+so code that rewrites the runner's results does so there too, and is seen; and a test
+reported there takes its outcome from there (verdict.decided_apart), or code that tells the
+two invocations apart would rewrite the run's own, which carries no tripwire, unseen.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,7 +28,7 @@ from ci_runner.image_layout import WORKSPACE
 from ci_runner.languages import TripwireForm
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
 from ci_runner.tripwires.sites import Site
-from ci_runner.tripwires.twins import Twin
+from ci_runner.tripwires.twins import Twin, added_lines
 from ci_runner.workflows.commands import logical_lines
 
 STEP_NAME = "arena: the must-fail tripwires, run apart"
@@ -59,6 +61,38 @@ def runner_line(pipeline: Pipeline, form: TripwireForm) -> tuple[Step, str] | No
     return None
 
 
+# a test defined on an added line: pytest's and Go's (the languages with an invocation apart)
+_TEST_DEFINED = re.compile(r"^\s*(?:async\s+)?(?:def|func)\s+(?P<name>(?:test|Test)\w*)\s*\(")
+_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go))$")
+
+
+@dataclass(frozen=True)
+class UnseenTests:
+    """The test files the unseen diffs add to or change, and the tests they define."""
+
+    paths: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+
+def unseen_tests(root: Path, diffs: Sequence[str]) -> UnseenTests:
+    """The unseen diffs' test files still in the tree at `root`, and the tests their added
+    lines define (a runner selecting by name, `go test -run`, needs those)."""
+    added = added_lines(diffs)
+    paths = sorted(p for p in added if _TEST_FILE.search(p) and (root / p).is_file())
+    names = {
+        found["name"]
+        for path in paths
+        for line in added[path].values()
+        if (found := _TEST_DEFINED.match(line))
+    }
+    return UnseenTests(tuple(paths), tuple(sorted(names)))
+
+
+def run_apart(label: str) -> bool:
+    """Whether a site's label names one of the invocation run apart."""
+    return label.endswith(_LABEL)
+
+
 def relabelled(sites: Sequence[Site]) -> tuple[Site, ...]:
     """The apart sites, named apart from the run's own (a folder may hold one of each)."""
     return tuple(replace(s, label=s.label + _LABEL) for s in sites[:MAX_SITES])
@@ -72,17 +106,19 @@ def apart_run(
     sites: Sequence[Site],
     twins: Sequence[Twin],
     twin_files: Mapping[str, bytes],
+    unseen: UnseenTests = UnseenTests(),
 ) -> Apart | None:
     """The invocation of the runner line `found` (its step, the line: `runner_line`)
-    carrying `sites` (their must-fail tripwires planted) and the twins, or None where the
-    line cannot be run so (an option the language cannot run it without)."""
+    carrying `sites` (their must-fail tripwires planted), the twins and the `unseen` tests,
+    or None where the line cannot be run so (an option the language cannot run it without)."""
     if form.apart is None or not (sites or twins):
         return None
     step, line = found
     files = {path: data for site in sites for path, data in site.files.items()} | dict(twin_files)
     names = [n for s in sites for n in (s.passing, s.failing) if n]
     names += [n for t in twins for n in (t.original, t.twin)]
-    paths = sorted(posixpath.join(WORKSPACE, p) for p in files)
+    names += unseen.names
+    paths = sorted(posixpath.join(WORKSPACE, p) for p in {*files, *unseen.paths})
     report = posixpath.join(WORKSPACE, REPORT_FILE)
     command = form.apart(root, pipeline, line, paths, names, report)
     if command is None:

@@ -34,7 +34,13 @@ from ci_runner.errors import PatchError, WorkspaceError
 from ci_runner.languages import TripwireForm, profiles
 from ci_runner.patches import parse_diff
 from ci_runner.pipeline import Pipeline, Step
-from ci_runner.tripwires.apart import Apart, apart_run, relabelled, runner_line
+from ci_runner.tripwires.apart import (
+    Apart,
+    apart_run,
+    relabelled,
+    runner_line,
+    unseen_tests,
+)
 from ci_runner.tripwires.sites import Site, plain_dir, plain_file
 from ci_runner.tripwires.twins import MAX_TWINS, Twin, TwinForm, plant_twins
 from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
@@ -225,7 +231,8 @@ def _apart(
     sites = relabelled(_writable_sites(root, form.plant(root, pipeline, touched, True)))
     twins, twin_files = _twins(root, [language], unseen_diffs, rng, twin_seed)
     twin_files = _with_sites(root, twin_files, sites)
-    return apart_run(root, pipeline, form, found, sites, twins, twin_files)
+    unseen = unseen_tests(root, unseen_diffs)
+    return apart_run(root, pipeline, form, found, sites, twins, twin_files, unseen)
 
 
 def _with_sites(

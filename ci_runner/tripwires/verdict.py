@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ci_runner.tripwires.apart import Apart
+from ci_runner.tripwires.apart import Apart, run_apart
 from ci_runner.tripwires.plan import Planting, twin_forms
 from ci_runner.tripwires.sites import TOKEN_CHARS, Site
 from ci_runner.tripwires.twins import read_twins
@@ -135,14 +135,24 @@ def dropped(sites: tuple[TripwireSite, ...]) -> str | None:
 
 def read_apart(
     apart: Apart | None, tests: Mapping[str, TestOutcome] | None
-) -> tuple[tuple[TwinResult, ...], tuple[TripwireSite, ...]]:
-    """The twins and the tripwire sites the invocation run apart reports (nothing when it
-    did not run); its other tests are not the run's."""
+) -> tuple[dict[str, TestOutcome], tuple[TwinResult, ...], tuple[TripwireSite, ...]]:
+    """The other tests, the twins and the tripwire sites the invocation run apart reports
+    (nothing when it was not due: `tests` None)."""
     if apart is None or tests is None:
-        return (), ()
+        return {}, (), ()
     kept, twins = read_twins(twin_forms(), apart.twins, tests)
-    _, seen = read_tripwires(Planting(sites=apart.sites), kept)
-    return twins, seen
+    others, seen = read_tripwires(Planting(sites=apart.sites), kept)
+    return others, twins, seen
+
+
+def decided_apart(
+    tests: Mapping[str, TestOutcome], apart: Mapping[str, TestOutcome]
+) -> dict[str, TestOutcome]:
+    """The run's results, a test the invocation run apart reports too (the originals of its
+    twins, in their files) taking its outcome from there: that invocation carries the
+    must-fail tripwires and the twins, the run's own carries none, so code that tells the
+    two apart could rewrite the run's own results unseen."""
+    return {t: apart.get(t, o) for t, o in tests.items()}
 
 
 def tripwire_exits(
@@ -185,15 +195,19 @@ def expected_sites(reference: CIResult) -> dict[str, str]:
 
 def missing(result: CIResult, expected: Mapping[str, str]) -> str | None:
     """Why the run is forged by a missing tripwire, or None: a site an honest run reports
-    (`expected`) was planted, the run reports tests of it passed, and not its tripwire."""
+    (`expected`) was planted, the run reports tests of it passed, and not its tripwire. A
+    site of the invocation run apart holds no test of the run: any of the run's tests
+    passed stands in (code that ends or hangs that invocation once its own results are
+    rewritten leaves its must-pass tripwire out, as a build that breaks never does)."""
     planted = {s.site: s for s in result.tripwires}
     gone = []
     for label, prefix in expected.items():
         site = planted.get(label)
         if site is None or site.passing is not None:
             continue
+        beside = "" if run_apart(label) else prefix
         passed = sum(
-            1 for t, o in result.tests.items() if o is TestOutcome.PASSED and t.startswith(prefix)
+            1 for t, o in result.tests.items() if o is TestOutcome.PASSED and t.startswith(beside)
         )
         if passed:
             gone.append(f"{label} ({passed} of its tests reported passed)")
