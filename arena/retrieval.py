@@ -45,10 +45,15 @@ WINDOW_LINES = 40
 WINDOW_STEP = 30
 MAX_FILE_BYTES = 512 * 1024
 TEST_BOOST = 1.5
+# a path that says it holds tests: a tests folder, or a file named test_x, x_test(s), tests
 _TEST_PATH = re.compile(
-    r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_test\.[a-z]+$|[^/]*_tests?\.[a-z]+$"
+    r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)tests?\.[a-z]+$"
 )
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class Chunk:
 
     @property
     def is_test(self) -> bool:
-        return bool(_TEST_PATH.search(self.path))
+        return is_test_path(self.path)
 
     def render(self) -> str:
         return f"### {self.path} (lines {self.start}-{self.end})\n```\n{self.text.rstrip()}\n```\n"

@@ -3,12 +3,18 @@ the gold patch (swing-protocol.md, "Task validation")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from arena.ci import TaskCI
 from arena.tasks.schema import CandidateLeg, Task, TaskError, TaskKind, Validation
+from arena.tasks.unnamed_tests import (
+    GOLD_TESTS,
+    REPOSITORY_TESTS,
+    gold_test_names,
+    names_none,
+    repository_test_names,
+)
 from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
-from arena.tasks.unnamed_tests import gold_test_names, names_none
 from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.tripwires import expected_sites
@@ -226,22 +232,34 @@ def _validate(task: Task, ci: TaskCI) -> Validation:
                 "not stored, it runs again next time"
             )
     verdict = judge_validation(runs["base"], runs["base + gold patch"], task.kind)
-    return note_unnamed_tests(verdict, task.test_patch, runs["base + gold patch"])
+    return note_unnamed_tests(
+        verdict,
+        task.test_patch,
+        runs["base + gold patch"],
+        lambda: repository_test_names(ci.base_files(task), lambda p: ci.read_base(task, p)),
+    )
 
 
 def note_unnamed_tests(
-    verdict: Validation, test_patch: str, after: Sequence[CIResult]
+    verdict: Validation,
+    test_patch: str,
+    after: Sequence[CIResult],
+    repository_tests: Callable[[], frozenset[str]] = frozenset,
 ) -> Validation:
-    """A verdict of no test read, with whether the output names any test the gold tests add
+    """A verdict of no test read, with whether the output names any test the gold tests add,
+    or without gold tests to name, any the repository's test sources define (read only then)
     (arena.tasks.unnamed_tests: a harness reporting no test by name is the repository's)."""
     reason = verdict.reason or ""
     ended_well = all(s.exit_code == 0 for r in after for s in r.steps if not s.skipped)
     if not reason.startswith(NO_TEST_RAN) or not ended_well:
         return verdict
     logs = [step.log for result in after for step in result.steps]
-    if not names_none(gold_test_names(test_patch), logs):
+    names, whose = gold_test_names(test_patch), GOLD_TESTS
+    if not names:
+        names, whose = repository_tests(), REPOSITORY_TESTS
+    if not names_none(names, logs):
         return verdict
-    return verdict.model_copy(update={"reason": f"{reason}; {UNNAMED_MARK}"})
+    return verdict.model_copy(update={"reason": f"{reason}; {UNNAMED_MARK} {whose}"})
 
 
 def _steady_runs(task: Task, ci: TaskCI, label: str, diffs: tuple[str, ...]) -> list[CIResult]:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from arena.tasks.schema import TaskKind, Validation
-from arena.tasks.unnamed_tests import MARK, gold_test_names, names_none
+from arena.tasks.unnamed_tests import (
+    GOLD_TESTS,
+    MARK,
+    REPOSITORY_TESTS,
+    gold_test_names,
+    names_none,
+    repository_test_names,
+)
 from arena.tasks.validation import NO_TEST_RAN, note_unnamed_tests
 from ci_runner import CIResult, CIStatus, StepResult
 from tests.diffs import new_file
@@ -51,8 +58,8 @@ def _after(log: str, exit_code: int = 0) -> CIResult:
 def test_a_verdict_of_no_test_read_says_when_the_output_names_no_gold_test() -> None:
     test_patch = new_file("demo/tests.cpp", CPP_HARNESS)
     verdict = Validation(valid=False, kind=TaskKind.GOLD_JUDGED, reason=f"{NO_TEST_RAN} (error)")
-    noted = note_unnamed_tests(verdict, test_patch, [_after("all good")] * 2)
-    assert noted.reason is not None and noted.reason.endswith(MARK)
+    noted = note_unnamed_tests(verdict, test_patch, [_after("all good")] * 2, _never_read)
+    assert noted.reason is not None and noted.reason.endswith(f"{MARK} {GOLD_TESTS}")
     assert (
         note_unnamed_tests(verdict, test_patch, [_after("decodeFilterOctEmpty ok")] * 2) == verdict
     )
@@ -76,3 +83,40 @@ def test_a_test_whose_body_the_gold_tests_change_is_named_by_its_hunk() -> None:
         "+\tbuffer.resize(encode(data, 2, -1));\n", ""
     )
     assert gold_test_names(context_only) == set()
+
+
+def _never_read() -> frozenset[str]:
+    raise AssertionError("the repository is read only when the gold tests name no test")
+
+
+REPOSITORY = {
+    "demo/tests.cpp": CPP_HARNESS,
+    "src/vertexcodec.cpp": "static void decodeVertexBlock(const char* data)\n{\n}\n",
+    "tests/test_cli.py": "def test_cli_prints_help():\n    pass\n",
+    "pkg/cache_test.go": "func TestEvictsOldest(t *testing.T) {}\n",
+    "tests/data/huge.txt": "def test_not_a_source():\n",
+    "tools/test_runner.sh": "function shellHelper() {}\n",
+}
+
+
+def test_the_names_the_repositorys_test_sources_define_and_no_others() -> None:
+    names = repository_test_names(REPOSITORY, REPOSITORY.get)
+    assert names == {"decodeFilterOctEmpty", "runTests", "test_cli_prints_help", "TestEvictsOldest"}
+    assert repository_test_names(["demo/tests.cpp"], lambda path: None) == set()  # binary
+
+
+def test_a_line_without_gold_tests_is_judged_by_the_tests_its_repository_defines() -> None:
+    verdict = Validation(valid=False, kind=TaskKind.CI_JUDGED, reason=f"{NO_TEST_RAN} (error)")
+
+    def defined() -> frozenset[str]:
+        return repository_test_names(REPOSITORY, REPOSITORY.get)
+
+    silent = [_after("cc -o tests demo/tests.cpp && ./tests demo/pirate.obj")] * 2
+    noted = note_unnamed_tests(verdict, "", silent, defined)
+    assert noted.reason is not None and noted.reason.endswith(f"{MARK} {REPOSITORY_TESTS}")
+    naming = [_after("PASS TestEvictsOldest")] * 2
+    assert note_unnamed_tests(verdict, "", naming, defined) == verdict
+    # gold tests that define no test (a fixture file) are no names either
+    fixture = new_file("tests/data/input.json", "{}\n")
+    assert note_unnamed_tests(verdict, fixture, silent, defined) == noted
+    assert note_unnamed_tests(verdict, "", silent) == verdict  # nothing to look for
