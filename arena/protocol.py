@@ -29,7 +29,10 @@ NO_TWINS: Mapping[str, str] = {}
 # correct) gets a new one, so a board can say when it mixes verdicts of different rules.
 # 2026-12-06: P correct on two independent runs; tests reading the program never catch; N(P')
 # keeps P' whole; P' keeps a library's testing package and drops CMake test registration.
-RULES_VERSION = "2026-12-06"
+# 2026-12-07: where tripwires run apart (a pipeline stopping at its first failure), the unseen
+# tests run there too and take their outcome from there; a must-pass tripwire missing there
+# while the run's tests passed is forged.
+RULES_VERSION = "2026-12-07"
 
 
 class Winner(StrEnum):

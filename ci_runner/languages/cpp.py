@@ -28,7 +28,9 @@ from ci_runner.languages.toolchain import (
 )
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.tripwires import cpp as tripwires
+from ci_runner.tripwires import cpp_twins
 from ci_runner.tripwires.sites import Site
+from ci_runner.tripwires.twins import TwinForm
 from ci_runner.workflows.commands import logical_lines
 from ci_runner.workflows.reporting import Reporting, step_report
 
@@ -204,5 +206,11 @@ PROFILE = LanguageProfile(
         plant=_plant,
         may_fail=_may_fail,
         builds=_BUILDS,
+        twins=TwinForm(
+            suffixes=(".cpp", ".cc", ".cxx", ".c++"),
+            make=cpp_twins.make_twins,
+            original_of=cpp_twins.original_of,
+            names_beside=cpp_twins.declared_beside,
+        ),
     ),
 )

@@ -14,7 +14,7 @@ import docker
 import pytest
 
 from arena.ownership import owned_test_ids
-from arena.protocol import judge_tests
+from arena.protocol import judge_tests, twin_check
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.sandbox.docker_provider import DockerProvider
@@ -205,3 +205,36 @@ def test_each_binary_registered_once_is_split_into_its_cases_and_a_new_case_is_t
         "gtests::Typed/1.NegatesZero",
         "dtests::negates zero",
     }
+
+
+def test_twins_of_the_reviewers_cases_run_as_cases_of_their_own_and_fail_beside_them(
+    environments: EnvironmentBuilder,
+    docker_client: docker.DockerClient,
+    env_settings: CISettings,
+    make_repo: MakeRepo,
+) -> None:
+    """GoogleTest, doctest and Catch2 register a twin by themselves: each runs as a case of
+    its own, is read as the twin of its original (never one of the run's tests), and on the
+    gold side fails beside its passing original, so the gold side vouches for them."""
+    repo, commit = make_repo(FILES)
+    pipeline = derive_pipeline({"ci.yml": WORKFLOW}, ["test"], "cpp").pipeline
+    image = environments.ensure(
+        EnvironmentSpec(repo=repo, commit=commit, language="cpp", pipeline=pipeline)
+    )
+    runner = CIRunner(env_settings, DockerProvider(env_settings, docker_client))
+    request = CIRequest(
+        repo=repo,
+        commit=commit,
+        pipeline=pipeline,
+        image=image,
+        diffs=(GOLD, REVIEW),
+        unseen_tests=(1,),
+        twin_seed=7,
+    )
+    on_gold = runner.run(request)
+    assert {t.test for t in on_gold.twins} == NEW_IDS, on_gold.twins
+    assert all(t.twin_outcome is T.FAILED and t.outcome is T.PASSED for t in on_gold.twins)
+    assert on_gold.tests == dict.fromkeys(BASE_IDS | NEW_IDS, T.PASSED)
+    assert on_gold.status is CIStatus.PASSED and on_gold.forged is None, on_gold.error
+    vouched, why_not = twin_check(on_gold, NEW_IDS)
+    assert why_not is None and set(vouched.values()) == NEW_IDS
