@@ -71,6 +71,7 @@ DATASET_LINE = "dataset line inconsistent"
 NEEDS_CONDA = "needs conda"
 NOT_OS = "Windows or macOS only"
 NEEDS_DOCKER = "needs Docker in the job"
+NEEDS_ARTIFACTS = "needs another job's artifacts"
 NO_TEST_JOB = "no usable CI job"
 PIPELINE_NOT_DERIVED = "pipeline not derived"
 ENV_FAILED = "environment build failed"
@@ -100,6 +101,7 @@ _IMPORT_REASONS = {
 }
 # what a job needs that Arena does not provide, read from a "no pipeline: ..." validation reason
 _UNSUPPORTED = (
+    ("another job built", NEEDS_ARTIFACTS),  # its lead's words, in no other reason
     ("conda", NEEDS_CONDA),
     ("windows", NOT_OS),
     ("macos", NOT_OS),
@@ -278,6 +280,7 @@ def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
             NEEDS_CONDA,
             NOT_OS,
             NEEDS_DOCKER,
+            NEEDS_ARTIFACTS,
             ENV_FAILED,
             UNREACHABLE_HOST,
             NEEDS_SERVICE,

@@ -75,6 +75,7 @@ _FAULTS: dict[str, Fault] = {
     "needs conda channels, unreachable from this machine": Fault.MACHINE,
     "needs conda": Fault.SCOPE,
     "needs Docker in the job": Fault.SCOPE,
+    "needs another job's artifacts": Fault.SCOPE,
     "needs a service Arena does not run": Fault.SCOPE,
     "needs an Ubuntu PPA": Fault.SCOPE,
     "gold tests do not fail without the fix": Fault.UNDECIDED,

@@ -37,6 +37,7 @@ from ci_runner.workflows.legs import (
     is_linux,
     job_legs,
     matches,
+    needed_jobs,
     pull_request_github,
     same_workflow,
     static_contexts,
@@ -85,7 +86,8 @@ class WorkflowError(CIError):
 
 class UnsupportedJob(WorkflowError):
     """No listed or fallback leg can give a pipeline, for a reason in a refusal category
-    (`Refusal`: Windows or macOS only, needs conda, needs Docker in the job, no test job):
+    (`Refusal`: Windows or macOS only, needs conda, needs Docker in the job, needs another
+    job's artifacts, no test job):
     no leg is dropped silently into a wrong environment, nor a lint job taken instead."""
 
     reason: str = Refusal.NO_TEST_JOB
@@ -210,7 +212,8 @@ def _called_legs(
             notes.append(f"job {job_id} ({called['path']}): legs not expanded: {exc}")
             continue
         for leg in inner:
-            leg = replace(leg, via=via, caller=chain, inputs=inputs)
+            after = (*caller.called_after, *needed_jobs(caller.job))
+            leg = replace(leg, via=via, caller=chain, inputs=inputs, called_after=after)
             if "uses" in job:
                 legs.extend(
                     _called_legs(documents, leg, {**contexts, "inputs": inputs}, notes, depth + 1)
@@ -269,8 +272,7 @@ def _needs_context(job: dict[str, Any], unknown: set[str] | None = None) -> Part
     run); their outputs are known only once they ran. Open (`unknown` given: outputs read as
     null and noted) for the job's `if:`; else reading an output is Unsupported, so no step
     runs a command with a value made up."""
-    needs = job.get("needs")
-    names = [needs] if isinstance(needs, str) else needs if isinstance(needs, list) else []
+    names = needed_jobs(job)
     if unknown is not None:
         jobs = {str(name): {"result": "success", "outputs": {}} for name in names}
         return OpenContext("needs", jobs, unknown)
@@ -463,6 +465,12 @@ def derive_pipelines(
                     "their results (reports, notifications) and tests nothing itself"
                 )
                 item.category = Refusal.NO_TEST_JOB
+            elif item.steps.downloads and _fetches_built(item) and _tests_something(item):
+                item.why = (
+                    f"dropped: runs on another job's artifacts ({'; '.join(item.steps.downloads)}"
+                    "), which a job run alone does not have"
+                )
+                item.category = Refusal.ARTIFACTS
             else:
                 item.assessment = _assess(item, language, list(gold_paths), read_file)
         items.append(item)
@@ -480,6 +488,7 @@ def derive_pipelines(
     # no listed leg runs recognised tests, and none because it needs conda or Docker (then
     # that is why): the other legs of the same files may (the job whose results a listed
     # report job reads)
+    # (another job's artifacts are no such reason: the job that built them may test)
     needs = {Refusal.CONDA, Refusal.DOCKER}
     test_like = [i for i in items if i.assessment is not None and i.assessment.tier < 2]
     if any_job or (not test_like and not any(i.category in needs for i in items)):
@@ -500,7 +509,20 @@ def derive_pipelines(
     )
 
 
-_NEEDS = frozenset({Refusal.CONDA, Refusal.DOCKER})
+_NEEDS = frozenset({Refusal.CONDA, Refusal.DOCKER, Refusal.ARTIFACTS})
+# what the legs that run the tests need, as a reason for setting the others aside
+_NEEDED = {
+    Refusal.CONDA: "need conda",
+    Refusal.DOCKER: "need Docker",
+    Refusal.ARTIFACTS: "run on another job's artifacts",
+}
+
+
+def _fetches_built(item: _Considered) -> bool:
+    """A download of the leg's comes from another job: one of this run that ran before it
+    (only a job it waits for can have uploaded it) or one of another run."""
+    assert item.steps is not None
+    return item.leg.runs_after_others or item.steps.downloads_other_runs
 
 
 def _tests_something(item: _Considered) -> bool:
@@ -545,13 +567,15 @@ def _ranked(
     ordered = sorted(kept, key=lambda i: i.assessment.key if i.assessment else ())
     blocked = [i for i in items if i.category in _NEEDS and _tests_something(i)]
     if blocked and all(i.assessment is not None and i.assessment.tier >= 2 for i in kept):
-        # the legs that run the tests need conda or Docker: that is why the line cannot
-        # run, not a leg that runs no test Arena recognises (its validation would say "no
-        # test ran", as if Arena had failed it)
-        tool = "conda" if blocked[0].category is Refusal.CONDA else "Docker"
+        # the legs that run the tests need conda, Docker or another job's artifacts: that is
+        # why the line cannot run, not a leg that runs no test Arena recognises (its
+        # validation would say "no test ran", as if Arena had failed it)
+        category = blocked[0].category
+        assert category is not None  # in _NEEDS
+        needed = _NEEDED[category]
         for item in kept:
-            item.category = blocked[0].category
-            item.why = f"set aside: runs no recognised test, and the legs that do need {tool}"
+            item.category = category
+            item.why = f"set aside: runs no recognised test, and the legs that do {needed}"
         ordered = []
     if all(i.assessment is not None and i.assessment.tier == 3 for i in ordered):
         for item in ordered:  # never a lint or docs job alone
@@ -639,6 +663,8 @@ _LEADS = {
     Refusal.CONDA: "the Linux test job among {} needs conda, which Arena does not support",
     Refusal.DOCKER: "the Linux test job among {} needs Docker in the job, which Arena does "
     "not provide",
+    Refusal.ARTIFACTS: "the Linux test job among {} runs on what another job built, which "
+    "Arena does not run before it",
     Refusal.WINDOWS_MACOS: "every test job among {} runs on Windows or macOS, not Linux",
 }
 

@@ -21,6 +21,7 @@ class Effect(StrEnum):
     CONDA = "conda"  # sets up conda: the leg needs conda
     DOCKER = "docker"  # builds or runs containers: the leg needs Docker
     RUN = "run"  # runs a command as a step of its own (actions-rs/cargo)
+    DOWNLOAD = "download"  # fetches another job's artifacts: the leg needs that job's output
     SKIPPED = "skipped"  # anything else: cannot run offline, skipped with a note
 
 
@@ -63,8 +64,12 @@ _NOT_FOR_TESTS = re.compile(
     r"^(?:golangci/golangci-lint-action|pypa/gh-action-pypi-publish|actions-rs/clippy-check"
     r"|giraffate/clippy-action|reviewdog/[\w-]+|pre-commit/action|super-linter/super-linter"
     r"|github/super-linter|codecov/codecov-action|coverallsapp/github-action"
-    r"|actions/upload-artifact|actions/download-artifact)@",
+    r"|actions/upload-artifact)@",
     re.IGNORECASE,
+)
+# actions that fetch what another job (or run) built: a leg that needs them runs alone in vain
+_DOWNLOADS = re.compile(
+    r"^(?:actions/download-artifact|dawidd6/action-download-artifact)@", re.IGNORECASE
 )
 _RUST_CHANNEL = re.compile(r"^(?:stable|beta|nightly(?:-\d{4}-\d{2}-\d{2})?|\d+\.\d+(?:\.\d+)?)$")
 _PNPM = re.compile(r"^pnpm/action-setup@", re.IGNORECASE)
@@ -163,6 +168,9 @@ def use_action(uses: str, inputs: dict[str, str | None]) -> ActionUse:
         return ActionUse(Effect.INSTALL, f"uses {uses}{detail}: installs pdm", command)
     if _CARGO.match(uses):
         return _cargo(uses, detail, inputs)
+    if _DOWNLOADS.match(uses):
+        name = inputs.get("name") or inputs.get("pattern") or "every artifact"
+        return ActionUse(Effect.DOWNLOAD, f"uses {uses}: fetches {name}, built by another job")
     if _NOT_FOR_TESTS.match(uses):
         note = f"uses {uses}: lints, reports or publishes: skipped, a test run needs none of it"
         return ActionUse(Effect.SKIPPED, note)

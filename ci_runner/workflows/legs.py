@@ -43,10 +43,24 @@ class Leg:
     via: str | None = None  # the workflow whose job calls this one's (a reusable workflow)
     caller: str | None = None  # that calling job's display name
     inputs: dict[str, Any] = field(default_factory=dict)  # the call's `with:` and defaults
+    # the jobs the calling jobs wait for (`needs:`): a called job runs after them too
+    called_after: tuple[str, ...] = ()
+
+    @property
+    def runs_after_others(self) -> bool:
+        """Some job of the run ends before this one starts (its `needs:`, or its caller's)."""
+        return bool(needed_jobs(self.job) or self.called_after)
 
     def __str__(self) -> str:
         called = f" called by {self.caller} in {self.via}" if self.via else ""
         return f"{self.display_name!r} ({self.workflow} job {self.job_id}{called})"
+
+
+def needed_jobs(job: Mapping[str, Any]) -> tuple[str, ...]:
+    """The jobs `job` waits for: its `needs:` (one name or a list)."""
+    needs = job.get("needs")
+    names = [needs] if isinstance(needs, str) else needs if isinstance(needs, list) else []
+    return tuple(str(name) for name in names)
 
 
 FORK_OWNER = "contributor"  # who opened the pull request, from a fork

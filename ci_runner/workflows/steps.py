@@ -69,6 +69,9 @@ class LegSteps:
     toolchain_request: str | None = None  # the version a setup action asks for
     conda: list[str] = field(default_factory=list)  # steps that need conda (unsupported)
     docker: list[str] = field(default_factory=list)  # steps that need Docker in the job
+    # steps that fetch artifacts: what another job built, unless the job uploaded them itself
+    downloads: list[str] = field(default_factory=list)
+    downloads_other_runs: bool = False  # one names another run or workflow (`run-id`...)
     checks_out: bool = False  # a step checks out the workflow's own repository
     # where that checkout goes in the job's folder (`path: src/app`); None: the folder itself
     checkout_path: str | None = None
@@ -369,6 +372,11 @@ def _use(
         out.docker.append(f"uses {uses}")
     elif use.effect is Effect.SKIPPED:
         out.skipped_actions.append(uses)
+    elif use.effect is Effect.DOWNLOAD:
+        out.skipped_actions.append(uses)
+        out.downloads.append(f"step {label!r} uses {uses}")
+        if any(inputs.get(key) for key in ("run-id", "run_id", "workflow")):
+            out.downloads_other_runs = True
     elif use.effect is Effect.INSTALL and use.setup:
         name = _unique(label, taken)
         step = Step(name=name, run=use.setup, workdir=".", timeout_s=step_timeout_s)

@@ -729,6 +729,57 @@ def test_a_job_that_needs_others_and_never_checks_out_the_repo_is_no_test_leg() 
     assert not report.kept and "never checks out the repository" in report.why
 
 
+# electron's shape: the test legs run on what the build job uploaded; the build job runs no
+# test itself
+BUILT_ELSEWHERE = """
+on: [pull_request]
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: ./script/build.sh
+      - uses: actions/upload-artifact@v4
+        with: {name: dist, path: out/}
+  test:
+    runs-on: ubuntu-latest
+    needs: [build]
+    strategy:
+      matrix:
+        shard: [1, 2]
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/download-artifact@v4
+        with: {name: dist, path: out/}
+      - run: npm test -- --shard=${{ matrix.shard }}
+"""
+# a job that needs no other one can only download what it uploaded itself
+OWN_ARTIFACT = """
+on: [pull_request]
+jobs:
+  report:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/download-artifact@v4
+        with: {name: dist}
+      - run: pytest tests/
+"""
+
+
+def test_test_legs_running_on_what_another_job_built_are_refused_for_that() -> None:
+    from ci_runner.workflows import UnsupportedJob
+
+    with pytest.raises(UnsupportedJob) as raised:
+        derive_pipelines({"ci.yml": BUILT_ELSEWHERE}, [JobRef("test (1)")], "cpp")
+    assert raised.value.reason == Refusal.ARTIFACTS, str(raised.value)
+    assert "runs on what another job built" in str(raised.value)
+    # a job that needs none downloads nothing from this run (its own upload, if any): the
+    # download is skipped with a note and the leg runs
+    jobs = derive_pipelines({"ci.yml": OWN_ARTIFACT}, [JobRef("report")], "python")
+    assert jobs.best.leg == "report" and "actions/download-artifact@v4" in jobs.best.skipped_actions
+
+
 # electron's shape: the dataset lists a job that checks a pull request's title, and the only
 # other Linux job of its file tends the release project board through GitHub's CLI
 HOUSEKEEPING = {
