@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-LAZY_PACKAGES = ["ci_runner", "arena.ratings"]
+LAZY_PACKAGES = ["ci_runner", "ci_runner.sandbox", "arena.ratings"]
 
 
 def _homes(package: ModuleType) -> dict[str, str]:

@@ -1,15 +1,39 @@
-"""Where untrusted pipeline steps run: one abstract interface, a Docker provider beside it."""
+"""Where untrusted pipeline steps run: one abstract interface, a Docker provider beside it.
 
-from ci_runner.sandbox.base import (
-    ExecResult,
-    Sandbox,
-    SandboxDied,
-    SandboxFileError,
-    SandboxLost,
-)
-from ci_runner.sandbox.docker import DockerSandbox, sweep_orphans
-from ci_runner.sandbox.limits import OutputBuffer
-from ci_runner.stops import StopCause
+The names below load on first use (`ci_runner.lazy`): the interface (`ci_runner.sandbox.base`)
+must not load a provider's SDK, so a second provider (Kubernetes, a remote engine) can be
+added and tested without Docker's client installed or imported.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ci_runner.lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from ci_runner.sandbox.base import (
+        ExecResult,
+        Sandbox,
+        SandboxDied,
+        SandboxFileError,
+        SandboxLost,
+    )
+    from ci_runner.sandbox.docker import DockerSandbox, sweep_orphans
+    from ci_runner.sandbox.limits import OutputBuffer
+    from ci_runner.stops import StopCause
+
+_HOMES = {
+    "DockerSandbox": "ci_runner.sandbox.docker",
+    "ExecResult": "ci_runner.sandbox.base",
+    "OutputBuffer": "ci_runner.sandbox.limits",
+    "Sandbox": "ci_runner.sandbox.base",
+    "SandboxDied": "ci_runner.sandbox.base",
+    "SandboxFileError": "ci_runner.sandbox.base",
+    "SandboxLost": "ci_runner.sandbox.base",
+    "StopCause": "ci_runner.stops",
+    "sweep_orphans": "ci_runner.sandbox.docker",
+}
 
 __all__ = [
     "DockerSandbox",
@@ -22,3 +46,5 @@ __all__ = [
     "StopCause",
     "sweep_orphans",
 ]
+
+__getattr__ = lazy_attributes(__name__, _HOMES)
