@@ -41,6 +41,7 @@ from arena.source_reading import program_reading_tests
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
+from arena.vocabulary import CONTEXT_BUDGET_TOKENS
 from ci_runner import CIResult
 from ci_runner.errors import SandboxError
 from ci_runner.tripwires import expected_sites
@@ -234,7 +235,7 @@ class Arena:
         ci: TaskCI,
         workspaces: Workspaces,
         index_cache: Path | None,
-        context_budget_tokens: int = 6000,
+        context_budget_tokens: int = CONTEXT_BUDGET_TOKENS,
         infra_attempts: int = 3,
         retry_delay_s: float = 1.0,
         max_legs_tried: int = MAX_LEGS_TRIED,

@@ -10,6 +10,7 @@ from arena.ci import DirectoryCache, ResultCache, TaskCI
 from arena.match import Arena
 from arena.store.ci_runs import StoredResults
 from arena.store.pool import Pool
+from arena.vocabulary import CONTEXT_BUDGET_TOKENS
 from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
@@ -35,6 +36,23 @@ def build_ci(settings: CISettings, pool: Pool | None = None) -> TaskCI:
     return TaskCI(runner, images, results, settings.limits)
 
 
+def make_arena(
+    ci: TaskCI,
+    workspaces: Workspaces,
+    settings: CISettings,
+    context_budget_tokens: int = CONTEXT_BUDGET_TOKENS,
+) -> Arena:
+    """The arena of both drivers, from the one CI service and the settings of the process:
+    every setting it takes is passed here, and only here."""
+    return Arena(
+        ci,
+        workspaces,
+        settings.cache_dir / "retrieval",
+        context_budget_tokens=context_budget_tokens,
+        max_legs_tried=settings.max_legs_tried,
+    )
+
+
 @contextlib.contextmanager
 def open_runtime(settings: CISettings) -> Iterator[Runtime]:
     """The runtime of one command: its spare sandboxes go when the command ends, not when the
@@ -42,9 +60,7 @@ def open_runtime(settings: CISettings) -> Iterator[Runtime]:
     leaves no container up behind it."""
     workspaces = Workspaces.from_settings(settings)
     ci = build_ci(settings)
-    arena = Arena(
-        ci, workspaces, settings.cache_dir / "retrieval", max_legs_tried=settings.max_legs_tried
-    )
+    arena = make_arena(ci, workspaces, settings)
     try:
         yield Runtime(settings, workspaces, ci, arena)
     finally:

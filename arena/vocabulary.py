@@ -29,6 +29,9 @@ class MatchStatus(StrEnum):
 # a match still to be played: the workers move it on, a cancel stops it
 OPEN_MATCH = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
+# retrieved repository context per prompt, unless a tournament's settings say otherwise
+CONTEXT_BUDGET_TOKENS = 6000
+
 
 class Queue(StrEnum):
     CONTROL = "control"  # schedule, finish a match, ratings

@@ -107,11 +107,9 @@ DOCKER = (
 def test_only_the_docker_provider_names_docker() -> None:
     """The runner, image and environment builds and services reach sandboxes and images
     through the provider's interfaces (ci_runner.sandbox.provider, .image_store); only the
-    Docker provider's own modules, the engine connection and the registry that names it
-    import the Docker SDK, so a second provider touches none of them."""
-    above = _imports(
-        "ci_runner", skip=("ci_runner/sandbox/", "ci_runner/engine.py", "ci_runner/providers.py")
-    )
+    Docker provider's own modules and the engine connection import the Docker SDK (the
+    registry names providers by where they live), so a second provider touches none of them."""
+    above = _imports("ci_runner", skip=("ci_runner/sandbox/", "ci_runner/engine.py"))
     assert _offenders(above, DOCKER) == {}
 
 
@@ -119,3 +117,16 @@ def test_the_engine_and_its_drivers_reach_docker_only_through_a_provider() -> No
     """Health checks and commands included: they ask `ci_runner.providers` for one."""
     for package in ("arena", "api", "workers"):
         assert _offenders(_imports(package), DOCKER) == {}, package
+
+
+def test_the_arena_is_built_in_one_place() -> None:
+    """Both drivers take their `Arena` from `arena.runtime.make_arena`, which passes every
+    setting: an arena built elsewhere would miss the next one added."""
+    builders = []
+    for package in ("arena", "api", "workers"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(), relative)):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Arena":
+                    builders.append(relative)
+    assert builders == ["arena/runtime.py"]

@@ -16,18 +16,19 @@ from arena.match import Arena, PreparedTask, role_contexts
 from arena.players.base import Player, Role, TaskContext
 from arena.players.openai import OpenAIModel, OpenAIPlayer
 from arena.players.registry import build_player, model_spec
-from arena.runtime import build_ci
+from arena.runtime import build_ci, make_arena
 from arena.scrub import KnownSecrets
 from arena.store.matches import load_task
 from arena.store.models import player_record
 from arena.store.pool import Pool, open_pool
 from arena.store.secrets import KeyBox, SecretKeyError
 from arena.store.settings import ServiceSettings
+from arena.vocabulary import CONTEXT_BUDGET_TOKENS
 from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
 from workers.slots import ModelSlots
 
-DEFAULT_BUDGET = 6000  # retrieved context per prompt, unless the tournament's settings say
+DEFAULT_BUDGET = CONTEXT_BUDGET_TOKENS  # unless the tournament's settings say otherwise
 
 
 T = TypeVar("T")
@@ -63,12 +64,7 @@ class Services:
 
     @functools.cached_property
     def arena(self) -> Arena:
-        return Arena(
-            self.ci,
-            self.workspaces,
-            self.ci_settings.cache_dir / "retrieval",
-            max_legs_tried=self.ci_settings.max_legs_tried,
-        )
+        return make_arena(self.ci, self.workspaces, self.ci_settings)
 
     def player(self, name: str) -> tuple[Player, int | None]:
         """The player and its concurrency limit across workers (None: unlimited)."""
@@ -104,13 +100,7 @@ class Services:
                 self._arenas[budget] = (
                     self.arena
                     if budget == DEFAULT_BUDGET
-                    else Arena(
-                        self.ci,
-                        self.workspaces,
-                        self.ci_settings.cache_dir / "retrieval",
-                        context_budget_tokens=budget,
-                        max_legs_tried=self.ci_settings.max_legs_tried,
-                    )
+                    else make_arena(self.ci, self.workspaces, self.ci_settings, budget)
                 )
             return self._arenas[budget]
 

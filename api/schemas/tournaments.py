@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.schemas.tasks import Kind, Validity
 from arena.languages import Language
-from arena.vocabulary import TournamentStatus
+from arena.vocabulary import CONTEXT_BUDGET_TOKENS, TournamentStatus
 
 
 class TaskSelection(BaseModel):
@@ -28,7 +28,10 @@ class TournamentSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     context_budget_tokens: int = Field(
-        default=6000, ge=500, le=1_000_000, description="retrieved repository context per prompt"
+        default=CONTEXT_BUDGET_TOKENS,
+        ge=500,
+        le=1_000_000,
+        description="retrieved repository context per prompt",
     )
 
 

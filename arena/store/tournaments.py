@@ -11,7 +11,7 @@ from psycopg.types.json import Jsonb
 
 from arena.store.pool import Pool
 from arena.tasks.schema import Task
-from arena.vocabulary import MatchStatus, TournamentStatus
+from arena.vocabulary import CONTEXT_BUDGET_TOKENS, MatchStatus, TournamentStatus
 
 MATCH_STATUSES = tuple(s.value for s in MatchStatus)  # every count keyed by each
 
@@ -207,7 +207,7 @@ def touch_match(pool: Pool, match_id: int) -> None:
         conn.execute("UPDATE matches SET touched_at = now() WHERE id = %s", (match_id,))
 
 
-def context_budget(pool: Pool, tournament_id: int, default: int = 6000) -> int:
+def context_budget(pool: Pool, tournament_id: int, default: int = CONTEXT_BUDGET_TOKENS) -> int:
     """The retrieval context budget (tokens) the tournament was started with."""
     with pool.connection() as conn:
         row = conn.execute(
