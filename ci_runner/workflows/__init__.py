@@ -497,13 +497,18 @@ def derive_pipelines(
                 if is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
     # no leg considered reaches the gold tests: the repo's other workflows may (its unit
-    # tests in a workflow the dataset did not list); they rank as fallbacks, by evidence
-    reaching = [i for i in items if i.assessment is not None and i.assessment.reaches_gold]
-    if gold_paths and not reaching and not any(i.category in needs for i in items):
+    # tests in a workflow the dataset did not list); they rank as fallbacks, by evidence.
+    # Where a leg that tests needs conda or Docker, that stays the reason unless one of them
+    # reaches the gold tests: then only those are added
+    if gold_paths and not any(_reaches_gold(i) for i in items):
+        needing = any(i.category in needs for i in items)
+        before = len(items)
         for path in documents:
             for leg in every.get(path, []):
                 if is_linux(leg.runs_on, leg.job):
                     consider(leg, False)
+        if needing:
+            items[before:] = [i for i in items[before:] if _reaches_gold(i)]
     return _ranked(
         _natives_first(items), job_refs, workflows, language, notes, max_candidates, read_file
     )
@@ -516,6 +521,11 @@ _NEEDED = {
     Refusal.DOCKER: "need Docker",
     Refusal.ARTIFACTS: "run on another job's artifacts",
 }
+
+
+def _reaches_gold(item: _Considered) -> bool:
+    """The leg is kept, and its test commands reach the files the gold tests touch."""
+    return item.assessment is not None and item.assessment.reaches_gold
 
 
 def _fetches_built(item: _Considered) -> bool:

@@ -39,6 +39,16 @@ TEST_RUNNERS = re.compile(
     re.MULTILINE,
 )
 
+# a runner line that selects no test: it compiles or lists them (`go test -run=^$ ./...`,
+# `cargo test --no-run`, `pytest --collect-only`, `ctest -N`), or runs benchmarks only
+_SELECTS_NO_TEST = re.compile(
+    r"\bgo\s+test\b.*?\s-(?:test\.)?run(?:=|\s+)(?P<q>['\"]?)\^\$(?P=q)(?=$|[\s;&|)])"
+    r"|\bgo\s+test\b.*?\s-list(?:=|\s+)"
+    r"|\bcargo\b.*?\s--no-run\b"
+    r"|py\.?test\b.*?\s(?:--collect-only|--co)(?=$|[\s;&|)])"
+    r"|\bctest\b.*?\s(?:-N|--show-only)(?==|$|[\s;&|)])",
+)
+
 _SUDO = re.compile(r"(?:^|(?<=[\s;&|(]))sudo\s+(?:-u\s+\S+\s+|-[A-Za-z]+\s+)*")
 _INSTALL = re.compile(
     r"^(?:(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*)(?:"
@@ -459,7 +469,7 @@ def _target_runner_lines(script: str, workdir: str, read_file: ReadFile) -> list
                     continue
                 seen.add(current)
                 deps, body = recipes[current]
-                lines = [line for line in logical_lines(body) if TEST_RUNNERS.search(line)]
+                lines = [line for line in logical_lines(body) if runs_tests(line)]
                 if lines:
                     via = f"{path}: {match['tool']} {target}"
                     folder = posixpath.dirname(path) or "."
@@ -467,6 +477,11 @@ def _target_runner_lines(script: str, workdir: str, read_file: ReadFile) -> list
                 pending.extend((d, depth + 1) for d in deps)
             break
     return []
+
+
+def runs_tests(line: str) -> bool:
+    """The line runs a test runner, and selects tests for it to run (module's table)."""
+    return TEST_RUNNERS.search(line) is not None and _SELECTS_NO_TEST.search(line) is None
 
 
 def _runs_make_or_just(line: str) -> bool:
@@ -478,7 +493,7 @@ def runner_lines(script: str, workdir: str, read_file: ReadFile) -> list[RunnerL
     """The lines that run a test runner, as `test_runner` finds it: in the script itself,
     in the make/just recipes it names, or in a script file it calls."""
     lines = logical_lines(script)
-    direct = [line for line in lines if TEST_RUNNERS.search(line)]
+    direct = [line for line in lines if runs_tests(line)]
     plain = [line for line in direct if not _runs_make_or_just(line)]
     if plain:
         return [RunnerLine(line, workdir) for line in plain]
@@ -494,7 +509,7 @@ def runner_lines(script: str, workdir: str, read_file: ReadFile) -> list[RunnerL
         body = read_file(path)
         if body is None:
             continue
-        inner = [line for line in logical_lines(body[: 256 * 1024]) if TEST_RUNNERS.search(line)]
+        inner = [line for line in logical_lines(body[: 256 * 1024]) if runs_tests(line)]
         if inner:
             return [RunnerLine(line, workdir, path) for line in inner]
     return []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_runner.workflows import derive_pipelines
+from ci_runner.workflows import Refusal, UnsupportedJob, derive_pipelines
 from ci_runner.workflows.commands import ReadFile, RunnerLine
 from ci_runner.workflows.scope import Evidence, gold_scope
 
@@ -65,6 +65,58 @@ def test_the_unit_leg_that_reaches_the_gold_tests_comes_before_integration_shard
     assert "its tests reach the gold tests (go test" in chosen.why
     shard = next(r for r in derived.considered if r.leg == "test-integration (3, 0)")
     assert "leave the gold tests out" in shard.why and "integration leg" in shard.why
+
+
+# ko's shape: the listed build job compiles the tests without running one (`-run=^$`), the
+# listed end-to-end job needs Docker, and the unit tests are a workflow the line never named
+KO = {
+    ".github/workflows/build.yaml": """
+on: pull_request
+jobs:
+  build:
+    name: Build 1.21
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: |
+          go build ./...
+          go test -run=^$ ./...
+""",
+    ".github/workflows/e2e.yaml": """
+on: pull_request
+jobs:
+  e2e:
+    name: e2e ubuntu-latest
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: docker run --rm $(go run ./ build ./test/) && go test ./test/...
+""",
+    ".github/workflows/test.yaml": """
+on: pull_request
+jobs:
+  test:
+    name: Unit Tests
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: go test -race ./...
+""",
+}
+
+
+def test_a_leg_that_needs_docker_gives_way_to_an_unlisted_one_reaching_the_gold_tests() -> None:
+    listed = ["Build 1.21", "e2e ubuntu-latest"]
+    derived = derive_pipelines(KO, listed, "go", gold_paths=["pkg/build/gobuild_test.go"])
+    assert derived.best.leg == "Unit Tests"
+    build = next(r for r in derived.considered if r.leg == "Build 1.21")
+    assert "runs commands not recognised as tests" in build.why
+    # an unlisted leg that does not reach them is no reason to run the line: Docker stays it
+    unit_elsewhere = {**KO, ".github/workflows/test.yaml": KO[".github/workflows/test.yaml"]
+                      .replace("./...", "./internal/...")}  # fmt: skip
+    with pytest.raises(UnsupportedJob) as raised:
+        derive_pipelines(unit_elsewhere, listed, "go", gold_paths=["pkg/build/gobuild_test.go"])
+    assert raised.value.reason == Refusal.DOCKER
 
 
 def _scope(line: str, gold: list[str], files: dict[str, str] | None = None) -> Evidence:

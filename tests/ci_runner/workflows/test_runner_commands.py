@@ -27,6 +27,31 @@ def test_the_command_is_a_test_step(command: str) -> None:
     assert runner_of(command, ".", lambda _: None) is not None
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "go build ./...\ngo test -run=^$ ./...",  # ko's build job: compiles the tests only
+        "go test -run '^$' -bench=. ./...",
+        'go test -run="^$" ./...',
+        "go test -list . ./...",
+        "cargo test --no-run --workspace",
+        "pytest --collect-only -q",
+        "python -m pytest --co tests/",
+        "ctest -N --test-dir build",
+    ],
+)
+def test_a_runner_line_that_selects_no_test_is_no_test_step(command: str) -> None:
+    assert runner_of(command, ".", lambda _: None) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["go test -run ^TestParse$ ./...", "go test -run='^(TestA|TestB)$' ./pkg/...", "ctest -j4"],
+)
+def test_a_runner_line_that_selects_some_tests_is_a_test_step(command: str) -> None:
+    assert runner_of(command, ".", lambda _: None) is not None
+
+
 def test_gotestsum_prints_its_tests_as_go_test_v_does() -> None:
     workflow = """
 on: pull_request
