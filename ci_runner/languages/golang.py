@@ -21,6 +21,7 @@ from ci_runner.languages.toolchain import (
     ToolchainRequest,
     bookworm_tag,
     from_suites,
+    installed_file,
     never,
     no_relaxations,
 )
@@ -34,6 +35,27 @@ from ci_runner.workflows.reporting import Reporting, step_report, with_appended
 # Debian's golang-go: only the bootstrap of a release the repo asks for
 SUITE_VERSIONS = {"bookworm": "1.19", "trixie": "1.24"}
 GO_VERBOSE = "-v"
+# `go test` prints its tests' lines whatever GOFLAGS a wrapper gives it: a magefile's own
+# `GOFLAGS: ""`, a script's export. First on the image's PATH, before the toolchain's `go`
+# (a release's in /usr/local/bin, else Debian's); `-json` and `-v` already print them.
+GO_SHIM = """#!/bin/sh
+# Arena's go (ci_runner/languages/golang.py): go test prints its tests' lines (-v)
+for real in /usr/local/bin/go /usr/bin/go; do
+    [ -x "$real" ] && break
+done
+if [ "${1:-}" = test ]; then
+    for word in "$@"; do
+        case "$word" in
+            -json|-v|-v=true|--json|--v) exec "$real" "$@" ;;
+            -args) break ;;
+        esac
+    done
+    shift
+    exec "$real" test -v "$@"
+fi
+exec "$real" "$@"
+"""
+SHIM_PATH = "/usr/local/sbin/go"  # first on ci_runner.env_layout.SYSTEM_PATH
 
 _GO_TEST = re.compile(r"\bgo test\b(?!.*-json)")
 _VISIBLE_GO_TEST = re.compile(r"\bgo\s+test\b")
@@ -166,6 +188,7 @@ PROFILE = LanguageProfile(
     runner_words=_RUNNER_WORDS,
     matrix_keys=("go-version", "go"),
     report_rule=report_rule,
+    suite_setup=installed_file(SHIM_PATH, GO_SHIM),
     typical_image_mb=755,
     typical_env_layer_mb=300,
     # the repo's own module must fetch; a nested one (a compat module whose `replace` points

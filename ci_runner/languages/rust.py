@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from ci_runner.languages.toolchain import (
     ToolchainRequest,
     bookworm_tag,
     from_suites,
+    installed_file,
     major_minor,
     never,
     no_relaxations,
@@ -130,12 +130,7 @@ exec /usr/bin/cargo "$@"
 """
 
 
-def _installed(path: str, text: str) -> str:
-    encoded = base64.b64encode(text.encode()).decode()
-    return f"RUN echo {encoded} | base64 -d > {path} && chmod 755 {path}\n"
-
-
-SUITE_SETUP = _installed("/usr/local/bin/rustup", RUSTUP) + _installed(
+SUITE_SETUP = installed_file("/usr/local/bin/rustup", RUSTUP) + installed_file(
     "/usr/local/bin/cargo", CARGO
 )
 

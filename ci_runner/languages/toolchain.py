@@ -6,6 +6,7 @@ its own choice from these without importing the module that dispatches to it.
 
 from __future__ import annotations
 
+import base64
 import re
 import tomllib
 from collections.abc import Mapping
@@ -127,3 +128,9 @@ def bookworm_tag(version: str) -> str:
 
 def never(request: ToolchainRequest) -> bool:
     return False
+
+
+def installed_file(path: str, text: str) -> str:
+    """The Dockerfile line that writes `text` to `path`, executable (an image's shim)."""
+    encoded = base64.b64encode(text.encode()).decode()
+    return f"RUN echo {encoded} | base64 -d > {path} && chmod 755 {path}\n"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ci_runner.workflows.brew import brew_as_apt
+from ci_runner.workflows.magefiles import MAGEFILES, mage_recipes
 
 ReadFile = Callable[[str], "str | None"]
 
@@ -376,7 +377,7 @@ def _shown(found: re.Match[str]) -> str:
 
 
 _TARGET_TOOL = re.compile(
-    r"(?:^|[\s;&|(])(?P<tool>make|gmake|just)\s+(?P<args>[^;&|\n]*)", re.MULTILINE
+    r"(?:^|[\s;&|(])(?P<tool>make|gmake|just|mage)\s+(?P<args>[^;&|\n]*)", re.MULTILINE
 )
 _MAKE_RULE = re.compile(r"^(?P<targets>[\w.%/ -]+?)\s*::?(?!=)(?P<deps>[^\n=]*)$", re.MULTILINE)
 _JUST_RECIPE = re.compile(
@@ -385,30 +386,47 @@ _JUST_RECIPE = re.compile(
     re.MULTILINE,
 )
 _MAX_DEPTH = 6
+# per tool: the options naming the folder its file is in, and the others that take a value
+_TARGET_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "make": (("-C", "--directory", "-d", "--working-directory"), ()),
+    "just": (("-C", "--directory", "-d", "--working-directory"), ()),
+    "mage": (("-d", "-w"), ("-t", "-gocmd", "-goos", "-goarch", "-ldflags", "-compile")),
+}
+_TARGET_FILES = {
+    "make": ("GNUmakefile", "makefile", "Makefile"),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "mage": MAGEFILES,
+}
 
 
 def _target_and_dir(tool: str, args: str, workdir: str) -> tuple[str, str, str | None] | None:
-    """(first target, directory, file named by -f) of a make/just command line."""
+    """(first target, directory, file named by -f) of a make/just/mage command line."""
     words = args.split()
+    folders, valued = _TARGET_OPTIONS.get(tool, _TARGET_OPTIONS["make"])
     directory, named, at = workdir, None, 0
     while at < len(words):
         word = words[at]
-        if word in ("-C", "--directory", "-d", "--working-directory") and at + 1 < len(words):
+        if word in folders and at + 1 < len(words):
             directory = posixpath.normpath(posixpath.join(directory, words[at + 1]))
             at += 2
-        elif word in ("-f", "--file", "--justfile") and at + 1 < len(words):
+        elif word in ("-f", "--file", "--justfile") and tool != "mage" and at + 1 < len(words):
             named = words[at + 1]
+            at += 2
+        elif word in valued:
             at += 2
         elif word.startswith("-") or "=" in word:
             at += 1
         else:
             target = word.strip("'\"")
-            return (target, directory, named) if re.fullmatch(r"[\w.-]+", target) else None
+            shape = r"[\w.:-]+" if tool == "mage" else r"[\w.-]+"  # mage's `ns:target`
+            return (target, directory, named) if re.fullmatch(shape, target) else None
     return None
 
 
 def _recipes(tool: str, text: str) -> dict[str, tuple[list[str], str]]:
-    """Each target's (prerequisites, recipe text) in a Makefile or justfile."""
+    """Each target's (prerequisites, recipe text) in a Makefile, justfile or magefile."""
+    if tool == "mage":
+        return mage_recipes(text)
     pattern = _JUST_RECIPE if tool == "just" else _MAKE_RULE
     matches = list(pattern.finditer(text))
     recipes: dict[str, tuple[list[str], str]] = {}
@@ -437,23 +455,17 @@ class RunnerLine:
 
 
 def _target_runner_lines(script: str, workdir: str, read_file: ReadFile) -> list[RunnerLine]:
-    """The test-runner lines a `make TARGET` / `just RECIPE` line runs, read from the recipes
-    of the first target whose recipes (or their prerequisites') run one."""
+    """The test-runner lines a `make TARGET` / `just RECIPE` / `mage TARGET` line runs, read
+    from the recipes of the first target whose recipes (or their prerequisites') run one."""
     for match in _TARGET_TOOL.finditer(script):
-        tool = "just" if match["tool"] == "just" else "make"
+        tool = "make" if match["tool"] == "gmake" else match["tool"]
         found = _target_and_dir(tool, match["args"], workdir)
         if found is None:
             continue
         target, directory, named = found
-        names = (
-            [named]
-            if named
-            else (
-                ["justfile", "Justfile", ".justfile"]
-                if tool == "just"
-                else ["GNUmakefile", "makefile", "Makefile"]
-            )
-        )
+        if tool == "mage":  # its targets answer to any case
+            target = target.lower()
+        names = [named] if named else _TARGET_FILES[tool]
         for name in names:
             path = posixpath.normpath(posixpath.join(directory, name))
             if path.startswith(("../", "/")):

@@ -71,3 +71,25 @@ def test_unpatched_base_shows_the_bug(
     result = runner.run(_request(project, images, repo, commit))
     assert result.status is CIStatus.FAILED
     assert result.failing_tests() == [project.test_add]
+
+
+def test_a_go_test_whose_wrapper_resets_goflags_still_reports_each_test(
+    images: dict[str, str], runner: CIRunner, make_repo: MakeRepo
+) -> None:
+    """A magefile or script gives `go test` GOFLAGS of its own (`-v` from the pipeline's
+    GOFLAGS is gone): the image's `go` still prints each test's line, which is read."""
+    project = next(p for p in PROJECTS if p.language == "go")
+    repo, commit = make_repo({**project.files, "ci.sh": "GOFLAGS=-mod=mod go test ./...\n"})
+    pipeline = project.pipeline.model_copy(
+        update={
+            "env": {"GOFLAGS": "-mod=mod -v", "GOPROXY": "off"},
+            "steps": [project.pipeline.steps[0].model_copy(update={"run": "sh ci.sh"})],
+            "report": project.pipeline.report.model_copy(update={"path": None, "step": "test"}),
+        }
+    )
+    request = _request(project, images, repo, commit, project.wrong_fix)
+    result = runner.run(request.model_copy(update={"pipeline": pipeline}))
+    assert result.tests == {
+        project.test_add: TestOutcome.FAILED,
+        project.test_other: TestOutcome.PASSED,
+    }, result.steps[-1].log[-2000:]
