@@ -17,6 +17,7 @@ from ci_runner.lazy import lazy_attributes
 if TYPE_CHECKING:
     from ci_runner.config import CISettings
     from ci_runner.errors import CIError, ImageError, PatchError, ReportError, SandboxError
+    from ci_runner.outcome import LIMITS_HINT
     from ci_runner.pipeline import Pipeline, ReportSpec, Step
     from ci_runner.runner import CIRunner
     from ci_runner.types import (
@@ -45,6 +46,7 @@ _HOMES = {
     "CIResult": "ci_runner.types",
     "CIStatus": "ci_runner.types",
     "Limits": "ci_runner.types",
+    "LIMITS_HINT": "ci_runner.outcome",
     "StepResult": "ci_runner.types",
     "TestOutcome": "ci_runner.types",
     "TripwireSite": "ci_runner.types",
@@ -52,6 +54,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "LIMITS_HINT",
     "CIError",
     "CIRequest",
     "CIResult",

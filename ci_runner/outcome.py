@@ -1,11 +1,22 @@
 """The overall status of a CI run, decided from its steps and tests alone."""
 
+import re
 import signal
 
 from ci_runner.stops import StopCause
 from ci_runner.types import CIStatus, Limits, StepResult, TestOutcome
 
 _NO_SPACE = "No space left on device"
+# a compiler whose process the kernel killed: on a build that fits elsewhere, the sandbox's
+# memory (the step itself goes on and fails, so the sandbox sees no memory stop of its own)
+_COMPILER_KILLED = re.compile(
+    r"(?:fatal error: Killed signal terminated program \w+"
+    r"|internal compiler error: Killed \(program \w+\)"
+    r"|virtual memory exhausted: Cannot allocate memory"
+    r"|rustc-LLVM ERROR: out of memory|memory allocation of \d+ bytes failed)"
+)
+# where a step's problem is the sandbox's size, not the code: the settings that change it
+LIMITS_HINT = "ARENA_LIMITS"
 _TAIL_CHARS = 4000  # where a build's own last words are
 
 
@@ -52,10 +63,17 @@ def step_problem(step: StepResult, limits: Limits) -> str | None:
             f"(it ended {_ended(step.exit_code)})"
         )
     if step.exit_code != 0 and not step.tripwire_exit:
-        if _NO_SPACE in step.log[-_TAIL_CHARS:]:  # the likeliest cause, and one a setting fixes
+        tail = step.log[-_TAIL_CHARS:]
+        if _NO_SPACE in tail:  # the likeliest cause, and one a setting fixes
             return (
                 f"step {step.name!r} failed with exit code {step.exit_code}: {_NO_SPACE} (the "
-                f"workspace holds {limits.disk_mb} MiB; ARENA_LIMITS disk_mb raises it)"
+                f"workspace holds {limits.disk_mb} MiB; {LIMITS_HINT} disk_mb raises it)"
+            )
+        if (killed := _COMPILER_KILLED.search(tail)) is not None:
+            return (
+                f"step {step.name!r} failed with exit code {step.exit_code}: {killed[0]} (the "
+                f"sandbox holds {limits.memory_mb} MiB of memory; {LIMITS_HINT} memory_mb "
+                "raises it)"
             )
         return f"step {step.name!r} failed with exit code {step.exit_code}"
     return None

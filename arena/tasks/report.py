@@ -41,6 +41,7 @@ from arena.tasks.json_records import TOO_DEEP
 from arena.tasks.refusals import Refusal
 from arena.tasks.schema import Task
 from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
+from ci_runner import LIMITS_HINT
 
 UNKNOWN_LANGUAGE = "unknown"
 
@@ -91,6 +92,9 @@ NO_TEST_NAMED = "tests report no result by name"
 COMMAND_MISSING = "a CI step's command is missing"  # exit 127: not in the environment
 BREAKS_TESTS = "gold patch breaks passing tests"
 NOT_FAILING = "gold tests do not fail without the fix"
+# a run failed on the sandbox's size (disk full, a compiler killed for memory): whatever the
+# verdict says next, it rests on a run the settings cut short (ci_runner.outcome)
+SANDBOX_LIMITS = "needs more than the sandbox's limits"
 OTHER_INVALID = "invalid (other reason)"
 
 _IMPORT_REASONS = {
@@ -165,6 +169,8 @@ def categorize(reason: str, *, validation: bool = False) -> str:
         lowered = text.lower()
         return next((c for word, c in _UNSUPPORTED if word in lowered), NO_TEST_JOB)
     category = next((c for pattern, c in _VERDICTS if pattern.search(text)), OTHER_INVALID)
+    if category != ENV_FAILED and LIMITS_HINT in text:
+        return SANDBOX_LIMITS
     if category == NO_TEST_RAN:
         return _no_test_category(text)
     return _environment_category(text) if category == ENV_FAILED else category

@@ -72,6 +72,15 @@ def test_each_instance_gets_the_last_stage_it_reached_and_why_it_stopped() -> No
         _task("i"), False, "no test fails without the gold patch and passes with it"
     )
     env_failed = _validated(_task("e"), False, "environment build failed: pip exploded")
+    # PowerGridModel's runs: a compiler killed for memory in one, the disk full in another
+    limits = _validated(
+        _task("l"),
+        False,
+        "no test fails without the gold patch and passes with it (base + gold patch failed: "
+        "step 'Build and test' failed with exit code 1: g++: fatal error: Killed signal "
+        "terminated program cc1plus (the sandbox holds 2048 MiB of memory; ARENA_LIMITS "
+        "memory_mb raises it))",
+    )
     conda = _validated(
         _task("c", pipeline=None, ci_name_list=("test",)),
         False,
@@ -86,6 +95,7 @@ def test_each_instance_gets_the_last_stage_it_reached_and_why_it_stopped() -> No
             LibraryTask(playable),
             LibraryTask(invalid),
             LibraryTask(env_failed),
+            LibraryTask(limits),
             LibraryTask(conda),
             LibraryTask(stale),
             LibraryTask(stale.model_copy(update={"instance_id": "s-built"}), Environment.BUILT),
@@ -103,6 +113,7 @@ def test_each_instance_gets_the_last_stage_it_reached_and_why_it_stopped() -> No
         "p": (Stage.PLAYABLE, None),
         "i": (Stage.ENVIRONMENT_BUILT, "gold tests do not fail without the fix"),
         "e": (Stage.IMPORTED, "environment build failed"),
+        "l": (Stage.ENVIRONMENT_BUILT, "needs more than the sandbox's limits"),
         "c": (Stage.IMPORTED, "needs conda"),
         "s": (Stage.IMPORTED, "validation stale (task changed)"),
         "s-built": (Stage.ENVIRONMENT_BUILT, "validation stale (task changed)"),
