@@ -28,9 +28,6 @@ from ci_runner import CISettings
 from ci_runner.workspace import Workspaces
 from workers.slots import ModelSlots
 
-DEFAULT_BUDGET = CONTEXT_BUDGET_TOKENS  # unless the tournament's settings say otherwise
-
-
 T = TypeVar("T")
 
 
@@ -99,7 +96,7 @@ class Services:
             if budget not in self._arenas:
                 self._arenas[budget] = (
                     self.arena
-                    if budget == DEFAULT_BUDGET
+                    if budget == CONTEXT_BUDGET_TOKENS
                     else make_arena(self.ci, self.workspaces, self.ci_settings, budget)
                 )
             return self._arenas[budget]
@@ -123,7 +120,7 @@ class Services:
                 self._building.pop((id(cache), *key), None)
             return done
 
-    def prepared(self, task_id: int, budget: int = DEFAULT_BUDGET) -> PreparedTask:
+    def prepared(self, task_id: int, budget: int = CONTEXT_BUDGET_TOKENS) -> PreparedTask:
         """Validation and the gold run come from the store; retrieval from the local cache,
         packed to the tournament's context budget (tokens)."""
         arena = self._arena_for(budget)
@@ -131,7 +128,9 @@ class Services:
             self._prepared, (task_id, budget), lambda: arena.prepare(load_task(self.pool, task_id))
         )
 
-    def contexts(self, task_id: int, budget: int = DEFAULT_BUDGET) -> dict[Role, TaskContext]:
+    def contexts(
+        self, task_id: int, budget: int = CONTEXT_BUDGET_TOKENS
+    ) -> dict[Role, TaskContext]:
         """What a model is shown: retrieval only, so an llm worker needs no Docker engine
         (the task was validated and its gold run stored before any match was scheduled)."""
 

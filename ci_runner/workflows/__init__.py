@@ -274,12 +274,12 @@ def _needs_context(job: dict[str, Any], unknown: set[str] | None = None) -> Part
     runs a command with a value made up."""
     names = needed_jobs(job)
     if unknown is not None:
-        jobs = {str(name): {"result": "success", "outputs": {}} for name in names}
+        jobs = {name: {"result": "success", "outputs": {}} for name in names}
         return OpenContext("needs", jobs, unknown)
     return PartialContext(
         "needs",
         {
-            str(name): {
+            name: {
                 "result": "success",
                 "outputs": PartialContext(f"needs.{name}.outputs", {}),
             }

@@ -386,40 +386,56 @@ _JUST_RECIPE = re.compile(
     re.MULTILINE,
 )
 _MAX_DEPTH = 6
-# per tool: the options naming the folder its file is in, and the others that take a value
-_TARGET_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "make": (("-C", "--directory", "-d", "--working-directory"), ()),
-    "just": (("-C", "--directory", "-d", "--working-directory"), ()),
-    "mage": (("-d", "-w"), ("-t", "-gocmd", "-goos", "-goarch", "-ldflags", "-compile")),
-}
-_TARGET_FILES = {
-    "make": ("GNUmakefile", "makefile", "Makefile"),
-    "just": ("justfile", "Justfile", ".justfile"),
-    "mage": MAGEFILES,
+
+
+@dataclass(frozen=True)
+class _TargetTool:
+    """How a target runner's command line names its file and target."""
+
+    files: tuple[str, ...]  # the file it reads, when no option names one
+    folders: tuple[str, ...] = ("-C", "--directory", "-d", "--working-directory")
+    naming: tuple[str, ...] = ("-f", "--file", "--justfile")  # options naming its file
+    valued: tuple[str, ...] = ()  # other options that take a value
+    target: re.Pattern[str] = re.compile(r"[\w.-]+")
+    any_case: bool = False  # its targets answer to any case
+
+
+_TARGET_TOOLS = {
+    "make": _TargetTool(("GNUmakefile", "makefile", "Makefile")),
+    "just": _TargetTool(("justfile", "Justfile", ".justfile")),
+    "mage": _TargetTool(
+        MAGEFILES,
+        folders=("-d", "-w"),
+        naming=(),
+        valued=("-t", "-gocmd", "-goos", "-goarch", "-ldflags", "-compile"),
+        target=re.compile(r"[\w.:-]+"),  # `namespace:target`
+        any_case=True,
+    ),
 }
 
 
 def _target_and_dir(tool: str, args: str, workdir: str) -> tuple[str, str, str | None] | None:
     """(first target, directory, file named by -f) of a make/just/mage command line."""
     words = args.split()
-    folders, valued = _TARGET_OPTIONS.get(tool, _TARGET_OPTIONS["make"])
+    known = _TARGET_TOOLS[tool]
     directory, named, at = workdir, None, 0
     while at < len(words):
         word = words[at]
-        if word in folders and at + 1 < len(words):
+        if word in known.folders and at + 1 < len(words):
             directory = posixpath.normpath(posixpath.join(directory, words[at + 1]))
             at += 2
-        elif word in ("-f", "--file", "--justfile") and tool != "mage" and at + 1 < len(words):
+        elif word in known.naming and at + 1 < len(words):
             named = words[at + 1]
             at += 2
-        elif word in valued:
+        elif word in known.valued:
             at += 2
         elif word.startswith("-") or "=" in word:
             at += 1
         else:
             target = word.strip("'\"")
-            shape = r"[\w.:-]+" if tool == "mage" else r"[\w.-]+"  # mage's `ns:target`
-            return (target, directory, named) if re.fullmatch(shape, target) else None
+            if not known.target.fullmatch(target):
+                return None
+            return (target.lower() if known.any_case else target), directory, named
     return None
 
 
@@ -463,9 +479,7 @@ def _target_runner_lines(script: str, workdir: str, read_file: ReadFile) -> list
         if found is None:
             continue
         target, directory, named = found
-        if tool == "mage":  # its targets answer to any case
-            target = target.lower()
-        names = [named] if named else _TARGET_FILES[tool]
+        names = [named] if named else _TARGET_TOOLS[tool].files
         for name in names:
             path = posixpath.normpath(posixpath.join(directory, name))
             if path.startswith(("../", "/")):

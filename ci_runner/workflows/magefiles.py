@@ -25,7 +25,7 @@ _GO_TEST = re.compile(
     r"(?:\bgoexe|\bgocmd|\bgoCmd|\bmg\.GoCmd\(\)|\"go\")\s*,\s*\"test\"(?P<rest>[^)\n]*)"
 )
 _DEPS = re.compile(r"\bmg\.(?:Serial)?(?:Ctx)?Deps\(\s*(?:ctx\s*,\s*)?(?P<names>[^)]*)\)")
-_CALL = re.compile(r"(?<![.\w])(?P<name>[A-Z]\w*)(?:\.(?P<member>[A-Z]\w*))?\s*\(\s*\)")
+_CALL = re.compile(r"(?<![.\w])(?P<reference>[A-Z]\w*(?:\.[A-Z]\w*)?)\s*\(\s*\)")
 _LITERAL = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
 _FLAG_WITH_VALUE = re.compile(r"^-{1,2}[\w.-]+$")
 
@@ -71,8 +71,7 @@ def mage_recipes(text: str) -> dict[str, tuple[list[str], str]]:
             for name in m["names"].split(",")
             if re.fullmatch(r"\s*[A-Z]\w*(?:\.[A-Z]\w*)?\s*", name)
         ]
-        deps += [target_name(m["name"] if m["member"] else None, m["member"] or m["name"])
-                 for m in _CALL.finditer(body)]  # fmt: skip
+        deps += [_target_of(m["reference"]) for m in _CALL.finditer(body)]
         name = target_name(found["namespace"], found["name"])
         recipes.setdefault(name, (deps, "\n".join(lines)))
     return recipes
