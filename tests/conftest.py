@@ -133,7 +133,9 @@ def make_repo(tmp_path: Path) -> MakeRepo:
 def our_containers(client: docker.DockerClient) -> list[str]:
     return [
         c.name
-        for c in client.containers.list(all=True, filters={"label": f"{LABEL}.pid={os.getpid()}"})
+        for c in client.containers.list(
+            ignore_removed=True, all=True, filters={"label": f"{LABEL}.pid={os.getpid()}"}
+        )
     ]
 
 

@@ -104,4 +104,4 @@ def test_spares_are_removed_when_the_process_ends_without_closing_them(
     assert child.returncode == 0, err
     assert out.split()[0] == "passed", out
     label = {"label": f"{LABEL}.pid={child.pid}"}
-    assert docker_client.containers.list(all=True, filters=label) == []
+    assert docker_client.containers.list(ignore_removed=True, all=True, filters=label) == []

@@ -25,7 +25,7 @@ def _existing(
     """Which of these containers still exist. A sweep's own list of what it removed is no
     evidence: a sweep of a test running beside this one may have removed an orphan first
     (CI saw that)."""
-    names = {c.name for c in client.containers.list(all=True)}
+    names = {c.name for c in client.containers.list(ignore_removed=True, all=True)}
     return {c.name for c in containers if c.name in names}
 
 

@@ -54,7 +54,9 @@ def test_interrupted_run_cleans_up(
     )
     label = {"label": f"{LABEL}.pid={process.pid}"}
     deadline = time.monotonic() + 120
-    while not docker_client.containers.list(filters={**label, "status": "running"}):
+    while not docker_client.containers.list(
+        ignore_removed=True, filters={**label, "status": "running"}
+    ):
         assert process.poll() is None, process.stderr.read() if process.stderr else ""
         assert time.monotonic() < deadline, "the sandbox never started"
         time.sleep(0.2)
@@ -62,6 +64,6 @@ def test_interrupted_run_cleans_up(
     process.send_signal(signum)
     process.wait(timeout=60)
     assert process.returncode != 0
-    assert docker_client.containers.list(all=True, filters=label) == []
+    assert docker_client.containers.list(ignore_removed=True, all=True, filters=label) == []
     runs = cache / "runs"
     assert not runs.exists() or list(runs.iterdir()) == []

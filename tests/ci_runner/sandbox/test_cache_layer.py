@@ -100,7 +100,9 @@ def go_env(
 def _ours(client: docker.DockerClient, pid: int | None = None) -> tuple[list[str], list[str]]:
     """Containers and volumes labelled as this process's (or `pid`'s) sandboxes."""
     label: dict[str, str | list[str] | bool] = {"label": f"{LABEL}.pid={pid or os.getpid()}"}
-    containers = [str(c.name) for c in client.containers.list(all=True, filters=label)]
+    containers = [
+        str(c.name) for c in client.containers.list(ignore_removed=True, all=True, filters=label)
+    ]
     volumes = client.api.volumes(filters=label).get("Volumes") or []
     return containers, [str(v["Name"]) for v in volumes]
 

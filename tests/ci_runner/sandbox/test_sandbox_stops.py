@@ -181,7 +181,8 @@ def _kill_when_running(
     """Kill this process's sandbox from outside once `marker` runs in it, a moment later."""
     while not done.is_set():
         for container in client.containers.list(
-            filters={"label": f"{LABEL}.pid={os.getpid()}", "status": "running"}
+            ignore_removed=True,
+            filters={"label": f"{LABEL}.pid={os.getpid()}", "status": "running"},
         ):
             try:
                 running = any(marker in " ".join(p) for p in container.top()["Processes"])
