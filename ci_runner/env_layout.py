@@ -12,6 +12,12 @@ WHEELHOUSE = f"{ENV_ROOT}/wheelhouse"
 GOMODCACHE = f"{ENV_ROOT}/gomod"  # Go keeps its module cache read-only anyway
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+# Set in the environment build's warm-up run only: the image's `cargo` then builds the tests
+# a `cargo test` would run, and runs none. The warm-up is for the build cache, and cargo keeps
+# no test results. Go's warm-up runs its tests: `go test` caches their results, so every later
+# run replays the packages its diffs leave alone instead of running them again
+WARM_UP_VARIABLE = "ARENA_WARM_UP"
+
 # Browsers and app shells that npm packages' install scripts download from their vendors'
 # servers, which a build does not reach (it reaches package registries only): their
 # documented switches skip the download, so the install of everything else succeeds and is

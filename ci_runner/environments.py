@@ -28,7 +28,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ci_runner.env_layout import CACHE_DIR, ENV_ROOT, GOMODCACHE, SYSTEM_PATH, WHEELHOUSE
+from ci_runner.env_layout import (
+    CACHE_DIR,
+    ENV_ROOT,
+    GOMODCACHE,
+    SYSTEM_PATH,
+    WARM_UP_VARIABLE,
+    WHEELHOUSE,
+)
 from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
 from ci_runner.github_files import keep_for_runs
 from ci_runner.image_layout import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
@@ -713,11 +720,12 @@ class EnvironmentBuilder:
         """Run the CI steps once at the base commit, for their caches.
 
         Their test verdict does not matter (tests may well fail before the fix); what stays
-        is the build cache, so a CI run recompiles only what its diffs touch. But a step that
-        could not set itself up (an install, a resolution, a dependency's build failed) would
-        fail so in every CI run: the build fails with its reason and log. Offline settings
-        are on unless `online`: then the steps may fetch what their runners install (tox's
-        deps), as of the task's date.
+        is the build cache, so a CI run recompiles only what its diffs touch. Offline, the
+        image's cargo builds the tests without running them (`WARM_UP_VARIABLE`). But a
+        step that could not set itself up (an install, a resolution, a dependency's build
+        failed) would fail so in every CI run: the build fails with its reason and log.
+        Offline settings are on unless `online`: then the steps may fetch what their runners
+        install (tox's deps), as of the task's date, and run.
         """
         language = spec.language
         pipeline_env = spec.pipeline.env
@@ -726,6 +734,7 @@ class EnvironmentBuilder:
         else:
             env = {**build_env, **runtime_env(language), **pipeline_env}
             env["HOME"] = "/root"
+            env[WARM_UP_VARIABLE] = "1"
         for step in spec.pipeline.steps:
             progress(f"warming build caches: {step.name!r}")
             command, workdir = step_command(spec.pipeline, step)

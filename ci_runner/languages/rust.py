@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH
+from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH, WARM_UP_VARIABLE
 from ci_runner.languages.profile import (
     COMMAND_END,
     COMMAND_START,
@@ -112,12 +112,12 @@ case "$1" in
   *) echo "arena: rustup $1 is not available (the image has one Rust toolchain)" >&2; exit 1 ;;
 esac
 """
-CARGO = """#!/bin/sh
+CARGO = f"""#!/bin/sh
 # `cargo +TOOLCHAIN` is rustup's: the image's one toolchain (Debian's) runs instead, taking
 # nightly flags when a nightly was asked for (RUSTC_BOOTSTRAP=1)
 case "$1" in
   +*)
-    toolchain=${1#+}
+    toolchain=${{1#+}}
     shift
     case "$toolchain" in
       stable) ;;
@@ -126,6 +126,30 @@ case "$1" in
       *) echo "arena: cargo +$toolchain runs $(/usr/bin/rustc --version)" >&2 ;;
     esac ;;
 esac
+# an environment's warm-up builds the tests of a `cargo [flags] test` and runs none (--no-run);
+# a flag taking a value before `test` (`--config X`) leaves the command as it is
+if [ -n "${{{WARM_UP_VARIABLE}:-}}" ]; then
+  at=0
+  found=
+  for word in "$@"; do
+    at=$((at + 1))
+    case "$word" in
+      test) found=yes; break ;;
+      -*) ;;
+      *) break ;;
+    esac
+  done
+  case " $* " in *" --doc "*) found= ;; esac  # doctests cannot be built without a run
+  if [ -n "$found" ]; then
+    seen=0
+    for word in "$@"; do
+      seen=$((seen + 1))
+      set -- "$@" "$word"
+      [ "$seen" -eq "$at" ] && set -- "$@" --no-run
+    done
+    shift "$seen"
+  fi
+fi
 exec /usr/bin/cargo "$@"
 """
 

@@ -308,16 +308,28 @@ def test_a_run_from_an_environment_image_may_write_only_its_own_layer_of_the_cac
 
 
 def test_a_warm_cargo_target_recompiles_only_the_patched_crate(
-    environments: EnvironmentBuilder, env_runner: CIRunner, make_repo: MakeRepo
+    environments: EnvironmentBuilder,
+    env_runner: CIRunner,
+    make_repo: MakeRepo,
+    docker_client: docker.DockerClient,
 ) -> None:
-    repo, commit = make_repo(rust_files(functions=3))
+    """The warm-up built the tests (nothing compiles again in a run at the base commit) and
+    ran none of them: a test that leaves a mark in the image's cache left none."""
+    mark = f"{CACHE_DIR}/a-test-ran"
+    files = rust_files(functions=3) | {
+        "alpha/tests/marks.rs": f'#[test]\nfn marks() {{ std::fs::write("{mark}", "").ok(); }}\n'
+    }
+    repo, commit = make_repo(files)
     spec = _spec(repo, commit, "rust", RUST_PIPELINE)
     image = environments.ensure(spec)
+    look = ["sh", "-c", f"if test -e {mark}; then echo ran; else echo none; fi"]
+    seen = docker_client.containers.run(image, look, network_mode="none", remove=True)
+    assert seen.decode().strip() == "none", "the warm-up ran the tests"
     result = env_runner.run(_run(env_runner, spec, image, rust_patch("delta")))
     assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
     test_log = next(s.log for s in result.steps if s.name == "test")
     assert compiled_crates(test_log) == {"delta"}, test_log[:2000]
-    assert "sums_0" in " ".join(result.tests)
+    assert "sums_0" in " ".join(result.tests) and "marks" in " ".join(result.tests)
 
     unpatched = env_runner.run(_run(env_runner, spec, image))
     assert compiled_crates(next(s.log for s in unpatched.steps if s.name == "test")) == set()
