@@ -12,9 +12,15 @@ bare toolchain image, where everything compiles (target: at most 0.3x).
 against a bare `docker run` of the same steps (its services started beside it), as in (1).
 Instances refused at import are listed with the reason; the C++ one is a heavy build,
 skipped unless `--with-cpp` or named by `--only`.
+(4) `--only layers`: N tasks of one repository (the first N lines of `--repo` in `--jsonl`
+that import, their repo through `--mirror` rules, fetched by hand: never in tests), their
+environments built one after another twice: each whole (ARENA_ENV_LAYERS=false), then each
+on the repository layer (the first one's image). Prints the total build time and the disk
+the images' own layers take, and their ratios (target: under 0.4x both, for N = 5).
 Prints the median of several runs of each.
 
-    python bench/environments.py [--only overhead|cache|real|INSTANCE]... [--with-cpp]
+    python bench/environments.py [--only overhead|cache|real|layers|INSTANCE]... [--with-cpp]
+        [--jsonl FILE --repo OWNER/NAME --count N --mirror FROM=TO]
 """
 
 from __future__ import annotations
@@ -69,7 +75,7 @@ from tests.shared_data import shared_data
 
 HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 REAL = shared_data() / "swingarena-real"
-SECTIONS = ("overhead", "cache", "real")
+SECTIONS = ("overhead", "cache", "real", "layers")
 HEAVY = ("cpp",)  # languages skipped unless --with-cpp or named
 
 
@@ -338,6 +344,112 @@ def real_instances(
     return outcomes
 
 
+@dataclass
+class LayeredBuilds:
+    """N builds of one repository's tasks, one way: each build's time and own bytes."""
+
+    how: str
+    seconds: list[float] = field(default_factory=list)
+    own_bytes: list[int] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+
+def _repository_tasks(
+    jsonl: Path, repo: str, count: int, workspaces: Workspaces, scratch: Path
+) -> list[Task]:
+    """The first `count` lines of `repo` in `jsonl` that import."""
+    lines = [
+        line
+        for line in jsonl.read_text().splitlines()
+        if line.strip() and json.loads(line).get("repo") == repo
+    ]
+    if not lines:
+        raise SystemExit(f"{jsonl} has no line of {repo}")
+    picked = scratch / "repository-lines.jsonl"
+    picked.write_text("\n".join(lines) + "\n")
+    tasks = import_jsonl(picked, workspaces).tasks[:count]
+    if len(tasks) < 2:
+        raise SystemExit(f"only {len(tasks)} of {len(lines)} lines of {repo} imported")
+    return tasks
+
+
+def _build_all(
+    console: Console, settings: CISettings, tasks: list[Task], how: str, layers: bool
+) -> LayeredBuilds:
+    settings = settings.model_copy(
+        update={"env_layers": layers, "cache_dir": settings.cache_dir.parent / f"cache-{how}"}
+    )
+    client = connect()
+    environments = EnvironmentBuilder(ImageBuilder(DockerProvider(settings, client), settings))
+    outcome = LayeredBuilds(how)
+    for n, task in enumerate(tasks):
+        spec = environment_spec(task)
+        toolchain = environments.images.ensure_toolchain(
+            spec.language, environments.toolchain_for(spec)
+        )
+        with console.status(f"{how}: building {task.instance_id} ({n + 1}/{len(tasks)})"):
+            started = time.perf_counter()
+            try:
+                tag = environments.ensure(spec)
+            except EnvironmentBuildError as exc:
+                raise SystemExit(f"{task.instance_id}: {str(exc)[:2000]}") from exc
+            outcome.seconds.append(time.perf_counter() - started)
+        record = environments.record(spec)
+        below = (record.built_on if record else None) or toolchain
+        size = client.images.get(tag).attrs["Size"]
+        outcome.own_bytes.append(int(size) - int(client.images.get(below).attrs["Size"]))
+        outcome.tags.append(tag)
+        console.print(
+            f"{how}: {task.instance_id} built in {outcome.seconds[-1]:.0f}s, own "
+            f"{outcome.own_bytes[-1] / 1e6:.0f} MB"
+            + (f" over {below}" if record and record.built_on else "")
+        )
+    return outcome
+
+
+def layered_builds(
+    console: Console, settings: CISettings, args: argparse.Namespace, scratch: Path
+) -> Table:
+    """Section (4): N builds whole against N builds on the repository layer."""
+    if args.jsonl is None or args.repo is None:
+        raise SystemExit("--only layers needs --jsonl FILE and --repo OWNER/NAME")
+    rules = GitMirrors.parse(args.mirror) if args.mirror else None
+    workspaces = Workspaces.from_settings(settings, rules)
+    with console.status(f"importing the lines of {args.repo}"):
+        tasks = _repository_tasks(Path(args.jsonl), args.repo, args.count, workspaces, scratch)
+    settings = settings.model_copy(update={"git_mirrors": dict(rules.rules) if rules else {}})
+    runs: list[LayeredBuilds] = []
+    try:
+        for how, layers in (("whole", False), ("layered", True)):
+            runs.append(_build_all(console, settings, tasks, how, layers))
+            # each way from the same engine state: the other's images gone (children first)
+            for tag in reversed(runs[-1].tags):
+                subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
+    finally:
+        for run in runs:
+            for tag in reversed(run.tags):
+                subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
+    whole, layered = runs
+    table = Table(title=f"{len(tasks)} environments of {args.repo}: whole vs layered")
+    for column in ("measure", "whole", "layered", "ratio", "target"):
+        table.add_column(column)
+    ws, ls = sum(whole.seconds), sum(layered.seconds)
+    wb, lb = sum(whole.own_bytes), sum(layered.own_bytes)
+    table.add_row("build time", f"{ws:.0f}s", f"{ls:.0f}s", f"{ls / ws:.2f}x", "< 0.4x")
+    table.add_row(
+        "disk (own layers)", f"{wb / 1e6:.0f} MB", f"{lb / 1e6:.0f} MB", f"{lb / wb:.2f}x", "< 0.4x"
+    )
+    for n, task in enumerate(tasks):
+        table.add_row(
+            f"  {task.instance_id}",
+            f"{whole.seconds[n]:.0f}s, {whole.own_bytes[n] / 1e6:.0f} MB",
+            f"{layered.seconds[n]:.0f}s, {layered.own_bytes[n] / 1e6:.0f} MB",
+            "",
+            "",
+        )
+    return table
+
+
 def real_table(outcomes: list[RealOutcome]) -> Table:
     table = Table(title="real instances: environment build, then gold-patch CI runs (median)")
     for column in (
@@ -395,10 +507,16 @@ def main() -> None:
         "--keep-images", action="store_true", help="keep the real instances' images it built"
     )
     parser.add_argument("--real-runs", type=int, default=3, help="timed runs per real instance")
+    parser.add_argument("--jsonl", help="layers: a SwingArena file with the repository's lines")
+    parser.add_argument("--repo", help="layers: the repository (OWNER/NAME) whose lines to build")
+    parser.add_argument("--count", type=int, default=5, help="layers: how many of its lines")
+    parser.add_argument(
+        "--mirror", action="append", default=[], metavar="FROM=TO", help="layers: mirror rules"
+    )
     args = parser.parse_args()
     instances = {o for o in args.only if o not in SECTIONS}
     sections = {o for o in args.only if o in SECTIONS} | ({"real"} if instances else set())
-    sections = sections or set(SECTIONS)
+    sections = sections or set(SECTIONS) - {"layers"}  # layers needs a repository
     console = Console()
     scratch = Path(tempfile.mkdtemp(prefix="arena-bench-env-"))
     settings = CISettings(cache_dir=scratch / "cache")
@@ -493,6 +611,8 @@ def main() -> None:
                 "",
                 "",
             )
+        if "layers" in sections:
+            console.print(layered_builds(console, settings, args, scratch))
         if "real" in sections:
             outcomes = real_instances(
                 console, environments, runner, scratch, instances, args.with_cpp, args.real_runs

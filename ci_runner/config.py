@@ -96,6 +96,9 @@ class CISettings(BaseSettings):
 
     # environment builds resolve packages (PyPI, npm) as of the task's date, when it has one
     package_date_cut: bool = True
+    # a task's environment is built on the image of an earlier task of its repository (same
+    # language and toolchain) where its language allows, adding only what its commit changes
+    env_layers: bool = True
     # the index the date-cut PyPI index reads (PEP 691 JSON with upload times)
     package_index_url: str = Field(default="https://pypi.org/simple", min_length=1)
     # crates.io's sparse index, which the date-cut index serves as of a task's date

@@ -99,6 +99,19 @@ _ONLY_CACHE_WRITABLE = """find / -xdev -perm -0002 -not -type l -not -path /tmp 
     -exec chmod o-w {} + 2>/dev/null || true"""
 
 
+def _owned_and_readable(uid: int) -> str:
+    """The caches the sandbox user's, everything of the environment readable: changing
+    only the files that are not yet, since a file changed at all (even to the owner it
+    has) is copied whole into the image's own layer, and one built on a repository layer
+    would hold every file of the layer's caches again."""
+    return (
+        f"find {CACHE_DIR} \\( ! -user {uid} -o ! -group {uid} \\) "
+        f"-exec chown -h {uid}:{uid} {{}} +\n"
+        f"find {ENV_ROOT} ! -type l \\( ! -perm -0444 -o \\( -type d ! -perm -0111 \\) "
+        f"-o \\( -perm /0111 ! -perm -0111 \\) \\) -exec chmod a+rX {{}} +"
+    )
+
+
 def runtime_env(language: str) -> dict[str, str]:
     """The variables every CI run of a language's environment image starts with."""
     profile = find_profile(language)
@@ -161,6 +174,17 @@ class EnvironmentSpec(BaseModel):
         }
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
+    def family(self, toolchain_id: str) -> str:
+        """What tasks share a repository layer: one repository, language and toolchain
+        image (their commits, dates and steps may differ: each task's build runs its own)."""
+        decisive = {
+            "recipe": _RECIPE_VERSION,
+            "repo": source_key(self.repo),
+            "language": self.language,
+            "toolchain": toolchain_id,
+        }
+        return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
+
     def budget_s(self) -> float:
         """The longest a build can take: every setup and warm-up step at its timeout."""
         steps = self.pipeline.setup + self.pipeline.steps
@@ -180,6 +204,18 @@ class EnvironmentRecord(BaseModel):
     error: str | None = None
     # the cutoff packages were resolved at (RFC 3339, UTC), None when resolved as of the build
     packages_as_of: str | None = None
+    # the repository layer it was built on (an earlier task's image), None when built whole
+    built_on: str | None = None
+
+
+class RepositoryLayer(BaseModel):
+    """The image later tasks of one family (`EnvironmentSpec.family`) are built on: the
+    first one built whole. Always that one, so no image is more than one layer over it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    family: str
+    tag: str
 
 
 @dataclass(frozen=True)
@@ -189,6 +225,14 @@ class EnvironmentState:
     tag: str | None  # None while even the toolchain image is not built
     built: bool
     error: str | None
+
+
+def _write_whole(path: Path, model: BaseModel) -> None:
+    """Write `model` so that a reader beside sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(model.model_dump_json())
+    tmp.replace(path)
 
 
 def _quiet(_: str) -> None:
@@ -326,14 +370,32 @@ class EnvironmentBuilder:
             record = self._record(key)
             if record is not None and record.error is not None and not retry:
                 raise EnvironmentBuildError(record.error)
-            outcome = EnvironmentRecord(key=key, tag=tag, packages_as_of=spec.as_of)
+            layered = (
+                self._settings.env_layers and profile_of(spec.language).shares_repository_layer
+            )
+            family = spec.family(toolchain_id)
+            base = self._repository_layer(family) if layered else None
+            outcome = EnvironmentRecord(key=key, tag=tag, packages_as_of=spec.as_of, built_on=base)
+            if base is not None:
+                progress(f"building on {base}, an earlier task's environment of {spec.repo}")
             try:
-                self._build(spec, toolchain, tag, progress)
+                self._build(spec, base or toolchain, tag, progress, over_layer=base is not None)
             except EnvironmentBuildError as exc:
                 self._write_record(outcome.model_copy(update={"error": str(exc)}))
                 raise
             self._write_record(outcome)
+            if layered and base is None:
+                self._write_layer(RepositoryLayer(family=family, tag=tag))
         return tag
+
+    def _repository_layer(self, family: str) -> str | None:
+        """The image of `family`'s repository layer, if it is still there."""
+        path = self._layer_path(family)
+        with contextlib.suppress(ValueError, OSError):
+            tag = RepositoryLayer.model_validate_json(path.read_text()).tag
+            if self._images.find_id(tag):
+                return tag
+        return None
 
     def missing_images(self, spec: EnvironmentSpec) -> tuple[MissingImage, ...]:
         """The images a build of `spec` would have to make first (its suite's base, its
@@ -402,6 +464,12 @@ class EnvironmentBuilder:
     def _record_path(self, key: str) -> Path:
         return self._settings.environments_dir / f"{key}.json"
 
+    def _layer_path(self, family: str) -> Path:
+        return self._settings.environments_dir / "layers" / f"{family}.json"
+
+    def _write_layer(self, layer: RepositoryLayer) -> None:
+        _write_whole(self._layer_path(layer.family), layer)
+
     def _record(self, key: str) -> EnvironmentRecord | None:
         path = self._record_path(key)
         if not path.is_file():
@@ -409,20 +477,26 @@ class EnvironmentBuilder:
         return EnvironmentRecord.model_validate_json(path.read_text())
 
     def _write_record(self, record: EnvironmentRecord) -> None:
-        path = self._record_path(record.key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(record.model_dump_json())
-        tmp.replace(path)
+        _write_whole(self._record_path(record.key), record)
 
-    def _build(self, spec: EnvironmentSpec, toolchain: str, tag: str, progress: Progress) -> None:
+    def _build(
+        self,
+        spec: EnvironmentSpec,
+        start: str,
+        tag: str,
+        progress: Progress,
+        over_layer: bool = False,
+    ) -> None:
+        """Build `tag` from the image `start`: the toolchain's, or (`over_layer`) a
+        repository layer, whose offline switches the build's processes do not see."""
         ca = self._settings.build_ca_bundle
         if ca is not None and not ca.is_file():
             raise ImageError(f"ARENA_BUILD_CA_BUNDLE={ca} is not a file")
         progress(f"checking out {spec.repo} at {spec.commit[:12]}")
         run_dir, _ = self._workspaces.checkout(spec.repo, spec.commit)
         try:
-            with contextlib.closing(self._start(toolchain, tag, spec.budget_s())) as box:
+            unset = profile_of(spec.language).offline_only if over_layer else ()
+            with contextlib.closing(self._start(start, tag, spec.budget_s(), unset)) as box:
                 try:
                     box.write_tree(run_dir, WORKSPACE)  # tar keeps the commit's mtimes
                 except SandboxFileError as exc:
@@ -453,14 +527,14 @@ class EnvironmentBuilder:
                 f"environment of {spec.repo} at {spec.commit[:12]}: {exc}"
             ) from exc
 
-    def _start(self, toolchain: str, tag: str, budget_s: float) -> Sandbox:
+    def _start(self, image: str, tag: str, budget_s: float, unset: Sequence[str]) -> Sandbox:
         """A root build box with the build network and no host path mounted.
 
         The workspace and the build files (CA bundle, shims, the date-cut index) sit in
         scratch directories, which a commit leaves out: none of them reaches the image.
         """
         return self._provider.start_build(
-            toolchain,
+            image,
             self._settings.limits,
             network=self._settings.build_network,
             memory_mb=self._settings.build_memory_mb,
@@ -468,6 +542,7 @@ class EnvironmentBuilder:
             lifetime_s=budget_s + 600,  # an orphan (its owner killed with SIGKILL) stops by itself
             scratch={WORKSPACE: self._settings.limits.disk_mb, BUILD_MOUNT: 64},
             labels={BUILD_LABEL: tag},  # which image it builds
+            unset_env=unset,
         )
 
     def _build_env(self, language: str) -> dict[str, str]:
@@ -703,7 +778,7 @@ class EnvironmentBuilder:
             f"{stop_index_command(INDEX_PORT_FILE)}\n"
             "rm -rf /root/.cache /tmp/* /tmp/.[!.]* /var/lib/apt/lists/* "
             "/var/cache/apt/*.bin /var/cache/apt/archives/*.deb\n"
-            f"chown -R {uid}:{uid} {CACHE_DIR}\nchmod -R a+rX {ENV_ROOT}\n{_ONLY_CACHE_WRITABLE}"
+            f"{_owned_and_readable(uid)}\n{_ONLY_CACHE_WRITABLE}"
         )
         ok, log = self._exec(box, "cleaning up", cleanup, self._build_env(spec.language))
         if not ok:

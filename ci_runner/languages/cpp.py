@@ -200,6 +200,7 @@ PROFILE = LanguageProfile(
     typical_image_mb=640,
     typical_env_layer_mb=1000,
     warm_build_cache=True,
+    shares_repository_layer=True,
     tripwires=TripwireForm(
         runner=_RUNNER,
         report_format=ReportFormat.CTEST,

@@ -195,6 +195,7 @@ PROFILE = LanguageProfile(
     # into a git submodule the checkout lacks) is fetched where it can be, and said where not
     collect=_COLLECT,
     warm_build_cache=True,
+    shares_repository_layer=True,
     tripwires=TripwireForm(
         runner=_RUNNER,
         report_format=ReportFormat.GO_JSON,

@@ -143,4 +143,10 @@ class LanguageProfile:
     runner_libraries: tuple[str, ...] = ()  # GitHub's runner has them, no step names them
     warm_online: bool = False  # test runners fetch more on their own: warm with network
     warm_build_cache: bool = False  # CI steps leave a build cache worth keeping
+    # whether a task's environment may be built on another task's of the same repository:
+    # true where what one commit leaves behind cannot change another's runs (modules and
+    # crates pinned by go.sum and Cargo.lock, build caches keyed by content); false where
+    # leftovers would be used (a venv or wheelhouse holding packages newer than the task's
+    # date, which pip keeps as "already satisfied")
+    shares_repository_layer: bool = False
     tripwires: TripwireForm | None = None  # None: the language gets none (C++, see plan)

@@ -294,6 +294,7 @@ PROFILE = LanguageProfile(
     collect=_COLLECT,
     lock_as_of=_LOCK_AS_OF,
     warm_build_cache=True,
+    shares_repository_layer=True,
     tripwires=TripwireForm(
         runner=_RUNNER,
         report_format=ReportFormat.LIBTEST,

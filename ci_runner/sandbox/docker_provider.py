@@ -99,6 +99,7 @@ class DockerProvider(SandboxProvider):
         labels: Mapping[str, str],
         memory_mb: int,
         disk_mb: int,
+        unset_env: Sequence[str] = (),
     ) -> DockerSandbox:
         """No host path is mounted; the scratch directories are tmpfs mounts, which
         `docker commit` leaves out. What they hold counts within `memory_mb`: sized on top of
@@ -122,6 +123,8 @@ class DockerProvider(SandboxProvider):
             "security_opt": ["no-new-privileges"],
             # owned like a sandbox: swept once its owner is gone or its time is up
             "labels": {**labels, **sandbox_labels(client, lifetime_s)},
+            # a name without a value takes the image's variable away (the engine's merge)
+            "environment": list(unset_env),
         }
         try:
             container = self._create_sized(image, options, disk_mb)

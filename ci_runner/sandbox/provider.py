@@ -82,13 +82,15 @@ class SandboxProvider(ABC):
         labels: Mapping[str, str],
         memory_mb: int,
         disk_mb: int,
+        unset_env: Sequence[str] = (),
     ) -> Sandbox:
         """A box for an environment build's setup steps (a dataset line's commands): root
         with only the capabilities package managers need (no raw sockets, no network
         administration, no new privileges), at most `memory_mb` of memory and about `disk_mb`
         written outside its scratch folders, on `network`, with in-memory `scratch`
         directories (path: MiB) that a commit leaves out; it stops by itself after
-        `lifetime_s` if its owner dies."""
+        `lifetime_s` if its owner dies. `unset_env`: variables of the image's own (an
+        environment image's offline switches) that the box's processes must not see."""
 
     @abstractmethod
     def commit(
