@@ -365,7 +365,8 @@ def _repository_tasks(
     ]
     if not lines:
         raise SystemExit(f"{jsonl} has no line of {repo}")
-    picked = scratch / "repository-lines.jsonl"
+    picked = scratch / "lines" / jsonl.name  # its name gives the language
+    picked.parent.mkdir(parents=True, exist_ok=True)
     picked.write_text("\n".join(lines) + "\n")
     tasks = import_jsonl(picked, workspaces).tasks[:count]
     if len(tasks) < 2:
