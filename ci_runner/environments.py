@@ -780,6 +780,9 @@ class EnvironmentBuilder:
             "/var/cache/apt/*.bin /var/cache/apt/archives/*.deb\n"
             f"{_owned_and_readable(uid)}\n{_ONLY_CACHE_WRITABLE}"
         )
+        if self._settings.env_layers:
+            cleanup += f"\n{profile_of(spec.language).seal_layer}"
+
         ok, log = self._exec(box, "cleaning up", cleanup, self._build_env(spec.language))
         if not ok:
             raise EnvironmentBuildError(f"{tag}: cleaning up failed:\n{_tail(log)}")

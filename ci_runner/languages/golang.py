@@ -71,6 +71,13 @@ while read -r mod; do
     echo "arena: the modules of $mod could not be fetched; runs that need them fail offline"
 done"""
 
+# go marks a build cache entry used by setting its mtime to now when it is over an hour old,
+# which in a build on this image days later would copy every entry it uses into the new
+# layer; an mtime in the future is never over an hour old (and never trimmed, which an
+# image's cache is not anyway)
+_SEAL_LAYER = f"""find {CACHE_DIR}/go-build -type f ! -newermt 2099-01-01 \\
+  -exec touch -c -d 2100-01-01 {{}} + 2>/dev/null || true"""
+
 
 def requested_version(files: Mapping[str, str]) -> ToolchainRequest | None:
     """go.mod's toolchain line, else its go line."""
@@ -196,6 +203,7 @@ PROFILE = LanguageProfile(
     collect=_COLLECT,
     warm_build_cache=True,
     shares_repository_layer=True,
+    seal_layer=_SEAL_LAYER,
     tripwires=TripwireForm(
         runner=_RUNNER,
         report_format=ReportFormat.GO_JSON,

@@ -149,4 +149,7 @@ class LanguageProfile:
     # leftovers would be used (a venv or wheelhouse holding packages newer than the task's
     # date, which pip keeps as "already satisfied")
     shares_repository_layer: bool = False
+    # run last in the build of an image others may be built on: keeps their builds from
+    # changing its files (a file of a lower layer changed at all is copied up whole)
+    seal_layer: str = ""
     tripwires: TripwireForm | None = None  # None: the language gets none (C++, see plan)

@@ -10,7 +10,7 @@ import docker
 
 from arena.tasks.gitrepo import commit_directory
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
-from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
+from ci_runner.environments import CACHE_DIR, EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
 from ci_runner.sandbox.docker_provider import DockerProvider
 from tests.ci_runner.env_builds import remove_built_images
@@ -67,6 +67,10 @@ def test_a_later_task_is_one_thin_layer_over_the_first_tasks_image(
     first_image = environments.ensure(first)
     first_record = environments.record(first)
     assert first_record is not None and first_record.built_on is None
+    # sealed: go would mark an entry over an hour old used by changing it, a copy-up
+    unsealed = f"find {CACHE_DIR}/go-build -type f ! -newermt 2099-01-01 | wc -l"
+    seen = docker_client.containers.run(first_image, ["sh", "-c", unsealed], remove=True)
+    assert seen.decode().strip() == "0"
 
     later = first.model_copy(update={"commit": _commit(tmp_path, repo, GO_FILES | CUBE)})
     later_image = environments.ensure(later)
