@@ -1,4 +1,4 @@
-"""The in-process `arena` (tests/cli.py) answers as the installed script does: same exit code,
+"""The in-process `arena` (tests/command.py) answers as the installed script does: same exit code,
 same output, same environment rules. Most command tests rely on it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.cli import ARENA, WIDTH, run_arena
+from tests.command import ARENA, WIDTH, run_arena
 
 
 def _as_a_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

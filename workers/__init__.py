@@ -1,4 +1,4 @@
-"""Celery workers, the service's driver of the engine (as `arena/cli` is the command line's).
+"""Celery workers, the service's driver of the engine (as `cli` is the command line's).
 
 A match is a state machine in PostgreSQL, moved by idempotent steps so that any worker may die
 at any point: `plan` says which steps a match needs next, `steps` does them on the queues of

@@ -29,7 +29,7 @@ from arena.vocabulary import MatchStatus
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
 from ci_runner.types import CIResult, CIStatus
 from tests.api.conftest import ADMIN
-from tests.cli import run_arena
+from tests.command import run_arena
 from workers.ratings import refresh_boards, refresh_window
 
 

@@ -17,7 +17,7 @@ from ci_runner import CISettings
 from tests.api.conftest import SECRET, TOKEN, demo_jsonl
 from tests.api.test_models import CANARY, database_text
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.cli import ARENA
+from tests.command import ARENA
 from tests.servers import free_port
 from tests.workers.conftest import Workers
 

@@ -25,7 +25,7 @@ from tests.arena.test_gaming_rounds import (
 )
 from tests.arena.test_ownership_rounds import demo_edit
 from tests.ci_runner.tripwires.test_tripwires_real import appended
-from tests.cli import run_arena
+from tests.command import run_arena
 
 pytestmark = pytest.mark.docker
 

@@ -11,7 +11,7 @@ import pytest
 
 from ci_runner import CISettings
 from tests.arena.scripted_server import WRONG_AND_DEEP, Reply, scripted_server
-from tests.cli import run_arena
+from tests.command import run_arena
 
 pytestmark = pytest.mark.docker
 

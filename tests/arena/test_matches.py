@@ -26,7 +26,7 @@ from ci_runner import CIRunner, CISettings
 from ci_runner.images import ImageBuilder
 from ci_runner.workspace import Workspaces
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.cli import run_arena
+from tests.command import run_arena
 
 # read from each task.toml: collection commits no repo (in parallel runs, nor to a shared path)
 DEMO_IDS = sorted(

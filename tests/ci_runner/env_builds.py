@@ -17,7 +17,7 @@ import docker.errors
 
 from ci_runner import CISettings
 from ci_runner.environments import EnvironmentRecord
-from tests.cli import run_arena
+from tests.command import run_arena
 
 HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 

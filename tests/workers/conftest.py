@@ -15,7 +15,7 @@ import pytest
 
 from arena.tasks.demo import demo_tasks
 from ci_runner import CISettings
-from tests.cli import ARENA, run_arena
+from tests.command import ARENA, run_arena
 from tests.servers import Redis, redis_server
 
 ROOT = Path(__file__).resolve().parents[2]

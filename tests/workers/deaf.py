@@ -25,7 +25,7 @@ def _broken_cleanup(self: Any, exc: Exception) -> None:
 Consumer.on_connection_error_after_connected = _broken_cleanup  # type: ignore[method-assign]
 
 if __name__ == "__main__":
-    from arena.cli import main
+    from cli import main
 
     sys.argv = ["arena", *sys.argv[1:]]
     main()

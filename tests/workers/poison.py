@@ -21,7 +21,7 @@ class PoisonPlayer(NullPlayer):
 BASELINES["poison"] = PoisonPlayer
 
 if __name__ == "__main__":
-    from arena.cli import main
+    from cli import main
 
     sys.argv = ["arena", *sys.argv[1:]]
     main()

@@ -14,7 +14,7 @@ import yaml
 
 from ci_runner import CISettings
 from tests.arena.scripted_server import Reply, scripted_server
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.servers import Postgres, Redis
 from tests.workers.conftest import Workers, tasks_file, wait_for_status
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import psycopg
 
 from ci_runner import CISettings
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.workers.conftest import tasks_file
 
 

@@ -10,7 +10,7 @@ import psycopg
 import yaml
 
 from ci_runner import CISettings
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.workers.conftest import tasks_file
 
 

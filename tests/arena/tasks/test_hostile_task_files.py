@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arena.tasks.refusals import read_refusals, refusals_path
 from tests.ci_runner.projects import PYTHON
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.conftest import MakeRepo
 
 NESTED = "[" * 100_000  # Python's JSON reader recurses once a level

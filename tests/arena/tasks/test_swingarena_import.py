@@ -14,7 +14,7 @@ from ci_runner import CISettings
 from ci_runner.workflows import ANY_JOB, JobRef
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.conftest import MakeRepo
 from tests.shared_data import shared_data
 

@@ -17,7 +17,7 @@ from ci_runner import CISettings
 from ci_runner.workflows.refusals import Refusal
 from ci_runner.workspace import Workspaces
 from tests.ci_runner.projects import PYTHON
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.conftest import MakeRepo
 
 W = ".github/workflows/tests.yml"

@@ -9,12 +9,12 @@ from collections.abc import Callable
 import pytest
 from rich.console import Console
 
-from arena.cli.render import render_ci_result
 from ci_runner import CIResult, CIStatus, ReportError, StepResult, TestOutcome
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import contradiction, parse_report, runner_summary
 from ci_runner.reports.outcomes import MAX_ID_CHARS
 from ci_runner.sandbox.limits import OutputBuffer
+from cli.render import render_ci_result
 
 MIB = 1024 * 1024
 

@@ -10,7 +10,7 @@ import pytest
 
 from ci_runner import CISettings
 from tests.ci_runner.projects import PYTHON
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.conftest import MakeRepo
 
 

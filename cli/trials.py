@@ -24,7 +24,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli.exits import exit_on_errors, stderr
 from arena.engine_status import engine_check
 from arena.tasks.importer import import_jsonl, read_task_lines
 from arena.tasks.refusals import read_refusals, refusals_path
@@ -46,11 +45,12 @@ from ci_runner import CISettings
 from ci_runner.errors import SandboxError, WorkspaceError
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.workspace import Workspaces
+from cli.exits import exit_on_errors, stderr
 
 TIME_CAP = "time cap reached"
 # a line whose repo cannot be reached is replaced by the next one with --skip-unreachable
 _UNREACHABLE = ("repo host unreachable", "repo not found")
-_ARENA = [sys.executable, "-c", "from arena.cli import main; main()"]
+_ARENA = [sys.executable, "-c", "from cli import main; main()"]
 
 
 class _TimedOut(Exception):

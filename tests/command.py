@@ -29,7 +29,7 @@ def run_arena(
     Variables of this process that `env` leaves out are unset for the call, as they would be
     for a child process, and everything is restored after it.
     """
-    from arena.cli import app  # the command's own modules load lazily, as in the script
+    from cli import app  # the command's own modules load lazily, as in the script
 
     if not_variables := sorted(k for k, v in extra.items() if not isinstance(v, str)):
         raise TypeError(f"run_arena: {not_variables} are not variables (subprocess options?)")

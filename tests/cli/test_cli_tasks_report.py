@@ -11,7 +11,7 @@ from pathlib import Path
 from arena.tasks.refusals import read_refusals, refusals_path
 from ci_runner import CISettings
 from tests.ci_runner.projects import PYTHON
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.conftest import MakeRepo
 
 

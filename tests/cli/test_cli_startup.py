@@ -24,9 +24,9 @@ UNUSED_BY_CI = (
     "arena.store",
     "arena.ratings",
     "arena.match",
-    "arena.cli.play",
-    "arena.cli.tasks",
-    "arena.cli.service",
+    "cli.play",
+    "cli.tasks",
+    "cli.service",
     "numpy",
     "scipy",
     "sklearn",
@@ -45,7 +45,7 @@ UNUSED_BY_CI = (
 _RUN = """
 import atexit, json, os, sys
 atexit.register(lambda: open(os.environ["MODULES_OUT"], "w").write(json.dumps(sorted(sys.modules))))
-from arena.cli import main
+from cli import main
 main()
 """
 
@@ -96,9 +96,9 @@ def test_ci_run_with_json_loads_neither_the_rest_of_arena_nor_the_tables(
     done, modules = _loaded(["ci", "run", "--task", str(task_file), "--json"], tmp_path)
     assert done.returncode == 3, done.stderr
     assert "no Docker engine answers" in done.stderr
-    assert "arena.cli.ci" in modules and "ci_runner.runner" in modules  # it got that far
+    assert "cli.ci" in modules and "ci_runner.runner" in modules  # it got that far
     assert _from(modules, UNUSED_BY_CI) == []
-    assert "arena.cli.render" not in modules  # the result tables: not for JSON
+    assert "cli.render" not in modules  # the result tables: not for JSON
 
 
 def test_ci_sweep_loads_no_task_schema(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.exits import BAD_INPUT, INFRASTRUCTURE, fail
+from cli.exits import BAD_INPUT, INFRASTRUCTURE, fail
 
 
 def serve(

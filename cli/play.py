@@ -17,8 +17,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
-from arena.cli.options import (
+from cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
+from cli.options import (
     MaxMatchesOption,
     MaxModelMatchesOption,
     Mode,
@@ -355,8 +355,7 @@ def _adaptive_tournament(
     budget: Budget,
     seed: int,
 ) -> None:
-    """Matches chosen one by one by the pairing engine (`arena.cli.adaptive`)."""
-    from arena.cli.adaptive import Status, run_adaptive
+    """Matches chosen one by one by the pairing engine (`cli.adaptive`)."""
     from arena.faults import fault_of
     from arena.match import MatchFailed, MatchFailure, PreparedTask
     from arena.ratings.pairing import Scheduled
@@ -364,6 +363,7 @@ def _adaptive_tournament(
     from arena.tasks.schema import TaskError
     from arena.tasks.sources import load_tasks
     from ci_runner import CISettings
+    from cli.adaptive import Status, run_adaptive
 
     names = [n.strip() for n in models.split(",") if n.strip()]
     if len(names) < 2:

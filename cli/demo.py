@@ -5,9 +5,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from arena.cli.ci import run_task_ci
-from arena.cli.exits import BAD_INPUT, exit_on_errors, fail
-from arena.cli.render import render_ci_result
+from cli.ci import run_task_ci
+from cli.exits import BAD_INPUT, exit_on_errors, fail
+from cli.render import render_ci_result
 
 
 def demo(

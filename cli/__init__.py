@@ -1,5 +1,5 @@
 """The `arena` command line; each sub-module holds one command group."""
 
-from arena.cli.app import app, main
+from cli.app import app, main
 
 __all__ = ["app", "main"]

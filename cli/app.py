@@ -20,18 +20,18 @@ class _Entry:
 
 
 _COMMANDS = {
-    "ci": _Entry("arena.cli.ci", "app"),
-    "demo": _Entry("arena.cli.demo", "demo"),
-    "tasks": _Entry("arena.cli.tasks", "app"),
-    "play": _Entry("arena.cli.play", "play"),
-    "tournament": _Entry("arena.cli.play", "tournament"),
-    "ratings": _Entry("arena.cli.ratings", "ratings"),
-    "db": _Entry("arena.cli.service", "db"),
-    "worker": _Entry("arena.cli.service", "worker"),
-    "submit": _Entry("arena.cli.service", "submit"),
-    "status": _Entry("arena.cli.service", "status"),
-    "cancel": _Entry("arena.cli.service", "cancel"),
-    "serve": _Entry("arena.cli.serve", "serve"),
+    "ci": _Entry("cli.ci", "app"),
+    "demo": _Entry("cli.demo", "demo"),
+    "tasks": _Entry("cli.tasks", "app"),
+    "play": _Entry("cli.play", "play"),
+    "tournament": _Entry("cli.play", "tournament"),
+    "ratings": _Entry("cli.ratings", "ratings"),
+    "db": _Entry("cli.service", "db"),
+    "worker": _Entry("cli.service", "worker"),
+    "submit": _Entry("cli.service", "submit"),
+    "status": _Entry("cli.service", "status"),
+    "cancel": _Entry("cli.service", "cancel"),
+    "serve": _Entry("cli.serve", "serve"),
 }
 
 

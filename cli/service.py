@@ -14,8 +14,9 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli.exits import BAD_INPUT, INFRASTRUCTURE, exit_on_errors, fail, stderr
-from arena.cli.options import (
+from arena.vocabulary import OPEN_MATCH, MatchStatus, Queue, TaskName
+from cli.exits import BAD_INPUT, INFRASTRUCTURE, exit_on_errors, fail, stderr
+from cli.options import (
     MaxMatchesOption,
     MaxModelMatchesOption,
     Mode,
@@ -24,7 +25,6 @@ from arena.cli.options import (
     TargetWidthOption,
     TasksOption,
 )
-from arena.vocabulary import OPEN_MATCH, MatchStatus, Queue, TaskName
 
 if TYPE_CHECKING:
     from arena.ratings.board import BoardRow

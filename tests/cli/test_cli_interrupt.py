@@ -14,7 +14,7 @@ import pytest
 
 from ci_runner import CISettings
 from ci_runner.sandbox.docker import LABEL
-from tests.cli import ARENA
+from tests.command import ARENA
 from tests.conftest import MakeRepo
 
 

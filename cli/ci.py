@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 from ci_runner.diff_text import MAX_DIFF_BYTES
 from ci_runner.languages import LANGUAGES
+from cli.exits import BAD_INPUT, exit_on_errors, fail, stderr
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -101,7 +101,7 @@ def run(
     else:
         from rich.console import Console
 
-        from arena.cli.render import render_ci_result
+        from cli.render import render_ci_result
 
         render_ci_result(Console(), result)
         for note in result.fuzz:

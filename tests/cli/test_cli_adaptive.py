@@ -8,11 +8,11 @@ from collections.abc import Callable
 import numpy as np
 from typer.testing import CliRunner
 
-from arena.cli.adaptive import Status, run_adaptive
-from arena.cli.app import app
 from arena.match import MatchFailure, MatchRecord
 from arena.ratings.pairing import Scheduled
 from arena.ratings.stopping import Budget, Goal, Stop
+from cli.adaptive import Status, run_adaptive
+from cli.app import app
 
 TRUTH = {"oracle": 1400.0, "partial": 1000.0, "null": 600.0, "flaky": 1000.0}
 

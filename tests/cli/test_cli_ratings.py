@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.cli import run_arena
+from tests.command import run_arena
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

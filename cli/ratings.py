@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from arena.cli.exits import BAD_INPUT, fail, stderr
+from cli.exits import BAD_INPUT, fail, stderr
 
 if TYPE_CHECKING:
     from arena.ratings import Board, HeadToHead, RoundResult

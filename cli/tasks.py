@@ -24,9 +24,6 @@ from rich.progress import (
 from rich.table import Table
 
 from arena.ci import environment_spec
-from arena.cli.exits import BAD_INPUT, exit_on_errors, stderr
-from arena.cli.options import OnlyOption, TasksOption
-from arena.cli.trials import kept_trials, print_trials, trial
 from arena.tasks.importer import import_lines, read_task_lines
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.refusals import keep_import_outcome, read_refusals, refusals_from, refusals_path
@@ -38,6 +35,9 @@ from ci_runner import CISettings, SandboxError
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.workspace import Workspaces
+from cli.exits import BAD_INPUT, exit_on_errors, stderr
+from cli.options import OnlyOption, TasksOption
+from cli.trials import kept_trials, print_trials, trial
 
 if TYPE_CHECKING:  # imported where used: they load the Docker client, which import and list skip
     from ci_runner.environments import EnvironmentBuilder, PlannedBuild

@@ -23,7 +23,7 @@ from arena.tasks.trials import (
     trials_path,
 )
 from tests.ci_runner.projects import PYTHON
-from tests.cli import run_arena
+from tests.command import run_arena
 from tests.conftest import MakeRepo
 
 
