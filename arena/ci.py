@@ -22,9 +22,7 @@ from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIStatus, Limits
 
 if TYPE_CHECKING:
-    from ci_runner import CIRunner
-    from ci_runner.environments import EnvironmentSpec
-    from ci_runner.images import ImageBuilder
+    from ci_runner import CIRunner, EnvironmentSpec, ImageBuilder
 
 # bump when what a run reports for the same tree changes (C++ binaries split into their cases,
 # `forged`, tripwires, ctest names with spaces, the unseen tests decided by the invocation
@@ -67,7 +65,7 @@ def cacheable(result: CIResult) -> bool:
 
 def environment_spec(task: Task) -> EnvironmentSpec:
     # imported here: the command line reads tasks without loading the Docker client
-    from ci_runner.environments import EnvironmentSpec
+    from ci_runner import EnvironmentSpec
 
     profile = task_profile(task.language)
     return EnvironmentSpec(
@@ -144,7 +142,7 @@ class TaskCI:
     ) -> None:
         """`results`: where finished runs are kept (a path: a DirectoryCache there; None:
         nowhere, every run runs)."""
-        from ci_runner.environments import EnvironmentBuilder
+        from ci_runner import EnvironmentBuilder
 
         self._runner = runner
         self._images = images

@@ -15,9 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.unified import unified_diff
-from ci_runner.diff_text import FileDiff, check_text, normalize_diff, read_diff
-from ci_runner.errors import PatchError
-from ci_runner.patches import parse_diff
+from ci_runner import FileDiff, PatchError, check_text, normalize_diff, parse_diff, read_diff
 
 ReadFile = Callable[[str], "str | None"]
 

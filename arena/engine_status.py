@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ci_runner.config import CISettings
-from ci_runner.providers import provider_for
+from ci_runner import CISettings, provider_for
 
 PROBE_TIMEOUT_S = 3  # a health check waits this long for the engine, no longer
 

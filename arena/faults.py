@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from arena.players.base import EndpointFault
-from ci_runner.errors import SandboxError
+from ci_runner import SandboxError
 
 
 class FaultComponent(StrEnum):

@@ -42,10 +42,7 @@ from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
 from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
 from arena.vocabulary import CONTEXT_BUDGET_TOKENS
-from ci_runner import CIResult
-from ci_runner.errors import SandboxError
-from ci_runner.tripwires import expected_sites
-from ci_runner.workspace import Workspaces
+from ci_runner import CIResult, SandboxError, Workspaces, expected_sites
 
 
 class RoundRecord(BaseModel):

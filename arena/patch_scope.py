@@ -23,8 +23,7 @@ from arena.ownership.changes import apply_file, file_changes, file_paths
 from arena.ownership.syntax import first_line, last_line, parse, text
 from arena.players.hunks import FilePatch, Hunk, split_diff
 from arena.unified import unified_diff
-from ci_runner.diff_text import normalize_diff
-from ci_runner.errors import PatchError
+from ci_runner import PatchError, normalize_diff
 
 ReadFile = Callable[[str], str | None]
 

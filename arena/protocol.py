@@ -18,8 +18,7 @@ from arena.ownership.changes import file_paths
 from arena.players.hunks import split_diff
 from arena.tasks.schema import Validation
 from arena.tasks.validation import FAILING
-from ci_runner import CIResult, CIStatus, TestOutcome
-from ci_runner.tripwires import missing
+from ci_runner import CIResult, CIStatus, TestOutcome, missing_tripwire
 
 NO_TRIPWIRES: Mapping[str, str] = {}
 NO_TWINS: Mapping[str, str] = {}
@@ -77,7 +76,7 @@ def forgery(
     (a report contradicting the runner, a failing tripwire passed), a tripwire that must
     pass missing at one of `tripwires`, the sites the reference run reports, or one of
     `twins`, those the gold side vouched for, passing with its test or left out."""
-    checks = (result.forged, missing(result, tripwires), twin_forgery(result, twins))
+    checks = (result.forged, missing_tripwire(result, tripwires), twin_forgery(result, twins))
     reasons = [r for r in checks if r]
     return "; ".join(reasons) or None
 

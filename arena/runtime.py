@@ -11,9 +11,7 @@ from arena.match import Arena
 from arena.store.ci_runs import StoredResults
 from arena.store.pool import Pool
 from arena.vocabulary import CONTEXT_BUDGET_TOKENS
-from ci_runner import CIRunner, CISettings
-from ci_runner.images import ImageBuilder
-from ci_runner.workspace import Workspaces
+from ci_runner import CIRunner, CISettings, ImageBuilder, Workspaces
 
 
 @dataclass(frozen=True)

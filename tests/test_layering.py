@@ -68,6 +68,23 @@ def test_the_runner_imports_nothing_of_ours() -> None:
     assert _offenders(_imports("ci_runner"), ("arena", "api", "workers", "cli")) == {}
 
 
+def test_the_engine_uses_only_the_runners_public_names() -> None:
+    """`arena` imports `ci_runner` itself, the names its `__init__` lists, never one of its
+    modules: what the engine relies on is that one list, and the rest may move."""
+    import ci_runner
+
+    public = set(ci_runner.__all__)
+    reaching = {
+        path: sorted(n for n in names if _is_in(n, ("ci_runner",)) and n != "ci_runner")
+        for path, names in _imports("arena").items()
+    }
+    assert {
+        path: [n for n in names if n.removeprefix("ci_runner.") not in public]
+        for path, names in reaching.items()
+        if any(n.removeprefix("ci_runner.") not in public for n in names)
+    } == {}
+
+
 def test_sql_is_executed_only_in_the_store() -> None:
     outside = []
     for package in ("api", "workers", "arena"):

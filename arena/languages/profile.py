@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ci_runner.languages import LanguageProfile, profile_of
+from ci_runner import LanguageProfile, profile_of
 
 if TYPE_CHECKING:  # the ownership package asks this registry for its finders
     from arena.ownership.cases import CaseFinder

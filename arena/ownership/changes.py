@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from arena.ownership.cases import ReadFile
 from arena.players.hunks import FilePatch, Hunk, split_diff
-from ci_runner.diff_text import normalize_diff
-from ci_runner.errors import PatchError
+from ci_runner import PatchError, normalize_diff
 
 _MAX_FUZZ = 2
 

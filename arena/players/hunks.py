@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ci_runner.diff_text import read_diff
+from ci_runner import read_diff
 
 
 @dataclass(frozen=True)

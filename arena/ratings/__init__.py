@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ci_runner.lazy import lazy_attributes
+from ci_runner import lazy_attributes
 
 if TYPE_CHECKING:
     from arena.ratings.board import PROVISIONAL_MATCHES, Board, BoardRow, build_board

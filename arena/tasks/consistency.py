@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from arena.languages import language_named, profiles, task_profile
 from arena.languages.others import unsupported_language_of
 from arena.tasks.schema import Language, Task, UnsupportedTask
-from ci_runner.git_mirrors import github_slug
+from ci_runner import github_slug
 
 LANGUAGE_MISLABELLED = "language mislabelled"
 LANGUAGE_NOT_SUPPORTED = "language not supported"

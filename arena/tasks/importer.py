@@ -22,13 +22,16 @@ from arena.tasks.consistency import (
 from arena.tasks.json_records import MAX_DEPTH, JsonRecordError, depth_exceeds, load_json
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task, TaskError, TaskKind, UnsupportedTask, language_of
-from ci_runner import CISettings
-from ci_runner.conda_channels import channel_unreachable
-from ci_runner.errors import CommitMissing, WorkspaceError
-from ci_runner.workflows import WorkflowError
-from ci_runner.workflows.legs import ANY_JOB
-from ci_runner.workflows.refusals import Refusal
-from ci_runner.workspace import Workspaces
+from ci_runner import (
+    ANY_JOB,
+    CISettings,
+    CommitMissing,
+    Refusal,
+    WorkflowError,
+    WorkspaceError,
+    Workspaces,
+    channel_unreachable,
+)
 
 _FILE_LANGUAGE = re.compile(r"^(?P<language>[A-Za-z+]+)[_.-]")
 # stands for an array's record that nests too deep (re-encoding it could recurse as deep):

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from arena.tasks.consistency import patch_paths
 from arena.tasks.schema import CandidateLeg, LegChoice, Task, UnsupportedTask
-from ci_runner import Pipeline
-from ci_runner.git_mirrors import github_slug
-from ci_runner.toolchains import request_files, toolchain_choice
-from ci_runner.workflows import DerivedJobs, WorkflowError, derive_pipelines
-from ci_runner.workflows.refusals import Refusal, refusal_of
-from ci_runner.workspace import Workspaces
+from ci_runner import (
+    DerivedJobs,
+    Pipeline,
+    Refusal,
+    WorkflowError,
+    Workspaces,
+    derive_pipelines,
+    github_slug,
+    refusal_of,
+    request_files,
+    toolchain_choice,
+)
 
 WORKFLOWS_DIR = ".github/workflows"
 

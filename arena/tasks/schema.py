@@ -24,9 +24,7 @@ from pydantic import (
 from arena.languages import Language as Language
 from arena.languages import language_named
 from arena.tasks.json_records import JsonRecordError, load_json
-from ci_runner import Pipeline
-from ci_runner.image_names import ForeignImage, require_arena_image
-from ci_runner.workflows import ANY_JOB, JobRef
+from ci_runner import ANY_JOB, ForeignImage, JobRef, Pipeline, require_arena_image
 
 _GITHUB_SLUG = re.compile(r"^[\w.-]+/[\w.-]+$")
 _WORKFLOW_PATH = re.compile(r"\.ya?ml$")

@@ -7,7 +7,7 @@ from pathlib import Path
 from arena.tasks.demo import commit_demo_repos
 from arena.tasks.importer import import_jsonl, write_jsonl
 from arena.tasks.schema import Task, TaskError
-from ci_runner.workspace import Workspaces
+from ci_runner import Workspaces
 
 
 def library_path(cache_dir: Path) -> Path:

@@ -15,9 +15,14 @@ from arena.tasks.unnamed_tests import (
     repository_test_names,
 )
 from arena.tasks.unnamed_tests import MARK as UNNAMED_MARK
-from ci_runner import CIResult, CISettings, CIStatus, TestOutcome
-from ci_runner.errors import EnvironmentBuildError
-from ci_runner.tripwires import expected_sites
+from ci_runner import (
+    CIResult,
+    CISettings,
+    CIStatus,
+    EnvironmentBuildError,
+    TestOutcome,
+    expected_sites,
+)
 
 FAILING = (TestOutcome.FAILED, TestOutcome.ERROR)
 RUNS_PER_TREE = 2

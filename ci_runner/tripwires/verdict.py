@@ -6,7 +6,7 @@
 - A tripwire that must fail and is reported passed was rewritten by the code under test:
   the run is forged, always (`tampered`).
 - A tripwire that must pass and is missing is forged only where an honest run is known to
-  report it (`missing`): the reference run `base + gold` says which sites its report shows
+  report it (`missing_tripwire`): the reference run `base + gold` says which sites its report shows
   (`expected_sites`), and a site counts only when the run reports one of its other tests
   passed, so a build that breaks or a collection error (which report no pass there
   either) are never taken for forgery. A failure does not excuse a missing tripwire (a
@@ -193,7 +193,7 @@ def expected_sites(reference: CIResult) -> dict[str, str]:
     }
 
 
-def missing(result: CIResult, expected: Mapping[str, str]) -> str | None:
+def missing_tripwire(result: CIResult, expected: Mapping[str, str]) -> str | None:
     """Why the run is forged by a missing tripwire, or None: a site an honest run reports
     (`expected`) was planted, the run reports tests of it passed, and not its tripwire. A
     site of the invocation run apart holds no test of the run: any of the run's tests

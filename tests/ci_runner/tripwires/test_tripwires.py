@@ -17,7 +17,7 @@ from ci_runner.tripwires import (
     Planting,
     dropped,
     expected_sites,
-    missing,
+    missing_tripwire,
     plan,
     read_tripwires,
     tampered,
@@ -535,15 +535,15 @@ def test_a_missing_passing_tripwire_is_forgery_only_where_the_site_reported_pass
     assert expected == {"python tests": "tests."}
     run = planted(tmp_path / "b")  # fresh names: the reference's mean nothing here
     fabricated = result_of(run, {"tests.test_a::test_a": P, "tests.test_a::test_b": P})
-    reason = missing(fabricated, expected)
+    reason = missing_tripwire(fabricated, expected)
     assert reason is not None and "python tests (2 of its tests reported passed)" in reason
     broken_build = result_of(run, {"tests.test_a::test_a": E})  # nothing of it passed
-    assert missing(broken_build, expected) is None
+    assert missing_tripwire(broken_build, expected) is None
     elsewhere = result_of(run, {"other.test_c::test_c": P})
-    assert missing(elsewhere, expected) is None
-    assert missing(fabricated, {}) is None  # no honest run showed it: nothing expected
+    assert missing_tripwire(elsewhere, expected) is None
+    assert missing_tripwire(fabricated, {}) is None  # no honest run showed it: nothing expected
     unplanted = CIResult(status=CIStatus.PASSED, tests={"tests.test_a::test_a": P})
-    assert missing(unplanted, expected) is None
+    assert missing_tripwire(unplanted, expected) is None
 
 
 def test_a_must_fail_tripwire_left_out_beside_its_reported_must_pass_one_is_forged() -> None:
@@ -557,6 +557,6 @@ def test_a_must_fail_tripwire_left_out_beside_its_reported_must_pass_one_is_forg
         )
 
     assert dropped((site(P, F),)) is None
-    assert dropped((site(None, None),)) is None  # nothing reported: `missing` decides
+    assert dropped((site(None, None),)) is None  # nothing reported: `missing_tripwire` decides
     reason = dropped((site(P, None),))
     assert reason is not None and "python tests (run apart)" in reason

@@ -14,7 +14,7 @@ import pytest
 
 from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, TestOutcome
-from ci_runner.tripwires import expected_sites, missing
+from ci_runner.tripwires import expected_sites, missing_tripwire
 from tests.arena.test_ownership_rounds import DEMO, demo_edit
 from tests.diffs import new_file
 
@@ -70,7 +70,7 @@ def test_honest_runs_keep_their_tripwires_and_pass(
         assert re.split(r"::|\.", test_id.split("[")[0])[-1] in sources, test_id
     unfixed = run(name, (task.test_patch,))
     assert unfixed.status is CIStatus.FAILED and unfixed.forged is None, unfixed.error
-    assert missing(unfixed, expected_sites(reference)) is None
+    assert missing_tripwire(unfixed, expected_sites(reference)) is None
     assert not unfixed.steps[-1].tripwire_exit  # real failures: the exit is theirs
 
 
@@ -102,7 +102,7 @@ def test_a_pytest_package_shadowing_the_runner_is_forged(run: Run, demo: dict[st
     forged = run("py-textkit-slug", (shadow, task.test_patch))
     assert forged.status is CIStatus.PASSED and forged.forged is None  # as the runner sees it
     assert set(forged.tests) == set(names) and set(forged.tests.values()) == {TestOutcome.PASSED}
-    reason = missing(forged, expected_sites(reference))
+    reason = missing_tripwire(forged, expected_sites(reference))
     assert reason is not None and "python tests" in reason, forged.tripwires
 
 
@@ -185,7 +185,7 @@ def test_libtest_lines_printed_before_the_tests_run_are_forged(
     )
     forged = run("rs-duration-units", (forging, task.test_patch))
     assert forged.tests.get("tests/units.rs::milliseconds_are_not_minutes") is TestOutcome.PASSED
-    reason = missing(forged, expected_sites(reference))
+    reason = missing_tripwire(forged, expected_sites(reference))
     assert reason is not None and "rust tests/parse.rs" in reason, forged.tripwires
 
 
@@ -222,5 +222,5 @@ def test_go_test_lines_printed_by_an_init_are_forged(run: Run, demo: dict[str, T
     assert (
         forged.tests.get("github.com/example/lru::TestGetMarksRecentlyUsed") is TestOutcome.PASSED
     )
-    reason = missing(forged, expected_sites(reference))
+    reason = missing_tripwire(forged, expected_sites(reference))
     assert reason is not None and "go ." in reason, forged.tripwires
