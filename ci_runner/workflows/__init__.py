@@ -694,7 +694,11 @@ def _refusal(
     listed_test_like = [
         i.category
         for i in items
-        if i.listed and not purposes_of_text(f"{i.leg.display_name} {i.leg.job_id}") & NOT_TESTS
+        if i.listed
+        and (
+            bool(i.steps and i.steps.test_runners)
+            or not purposes_of_text(f"{i.leg.display_name} {i.leg.job_id}") & NOT_TESTS
+        )
     ]
     category = refusal_of(categories, listed_test_like)
     if category in _LEADS:

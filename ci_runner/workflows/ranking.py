@@ -227,16 +227,21 @@ def assess(
     named = purposes_of_text(names)
     selected = purposes_of_commands(runner_runs if runners else runner_runs + other_runs)
     purposes = frozenset(named | selected)
-    not_tests = sorted(purposes & NOT_TESTS)
+    # an all-in-one job named for its lint ("Rust quality gate", "lint and test") whose test
+    # runners select nothing of the kind tests all the same: its name only ranks it later
+    named_only = sorted((named & NOT_TESTS) - selected) if runners else []
+    not_tests = sorted((purposes & NOT_TESTS) - set(named_only))
     variants = sorted(purposes & VARIANTS)
     if not_tests:
         tier = 3
         why = f"a {'/'.join(not_tests)} leg, not a test job: ranked after every test-like leg"
     elif runners:
-        tier = 1 if variants else 0
+        tier = 1 if variants or named_only else 0
         why = f"runs tests ({'; '.join(runners)})"
         if variants:
             why += f"; a {'/'.join(variants)} leg, ranked after plain test legs"
+        if named_only:
+            why += f"; named as a {'/'.join(named_only)} leg too, ranked after plain test legs"
     else:
         tier = 2
         why = "runs commands not recognised as tests, ranked after test legs"

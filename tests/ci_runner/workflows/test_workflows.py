@@ -1064,3 +1064,62 @@ jobs:
     assert "uses actions/setup-node@v4 with node-version=20, cache=pnpm: provided by the image" in (
         "\n".join(derived.notes)
     )
+
+
+# crussella0129/CubiKan's only job (its ci.yml from sprint 4 on), a Rust workspace: named for
+# its lint, it formats, lints, checks and then runs every test of the workspace
+QUALITY_GATE = """
+name: Rust CI
+"on":
+  pull_request:
+    branches: [dev, main]
+jobs:
+  quality:
+    name: Rust quality gate
+    runs-on: ubuntu-latest
+    timeout-minutes: 15
+    steps:
+      - name: Check out repository
+        uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
+        with:
+          persist-credentials: false
+      - name: Install stable Rust
+        run: rustup toolchain install stable --profile minimal --component rustfmt,clippy
+      - name: Check formatting
+        run: cargo +stable fmt --all -- --check
+      - name: Run Clippy
+        run: cargo +stable clippy --workspace --all-targets --all-features -- -D warnings
+      - name: Check workspace
+        env:
+          RUSTFLAGS: -D warnings
+        run: cargo +stable check --workspace --all-targets
+      - name: Run workspace tests
+        run: cargo +stable test --workspace --all-targets
+      - name: Run workspace doctests
+        run: cargo +stable test --doc --workspace
+"""
+
+
+def test_a_job_named_for_its_lint_that_runs_the_tests_is_a_test_leg() -> None:
+    """Its name ranks it after a plain test leg, and never drops it: it is the only leg."""
+    derived = derive_pipeline({PATH: QUALITY_GATE}, ["Rust quality gate"], "rust")
+    assert derived.leg == "Rust quality gate"
+    assert (
+        derived.pipeline.steps[-2].run
+        == "cargo +stable test --no-fail-fast --workspace --all-targets"
+    )
+    notes = "\n".join(derived.notes)
+    assert "named as a lint leg too, ranked after plain test legs" in notes
+    plain = QUALITY_GATE.replace(
+        "jobs:\n",
+        "jobs:\n  unit:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo test --workspace\n",
+    )
+    both = derive_pipeline({PATH: plain}, ["Rust quality gate", "unit"], "rust")
+    assert both.leg == "unit"
+    # a job whose commands are only lint stays one, and alone is no test job
+    with pytest.raises(WorkflowError, match="a lint leg, not a test job"):
+        derive_pipeline(
+            {PATH: QUALITY_GATE.split("      - name: Check workspace")[0]},
+            ["Rust quality gate"],
+            "rust",
+        )
