@@ -47,6 +47,9 @@ SETUP_FAILURES: tuple[tuple[str, str], ...] = (
     ("the Rust toolchain is too old", r"cannot be built because it requires rustc"),
     ("the Rust toolchain is too old", r"error: failed to parse (?:lock file|manifest)"),
     ("the Rust toolchain is too old", r"feature `[^`]+` is required"),
+    # the code uses a language or library feature this rustc has not stabilised (let chains
+    # before 1.88): every run fails to compile, whatever the patch
+    ("the Rust toolchain is too old", r"^error\[E0658\]: "),
     # C and C++
     ("CMake could not configure", r"Configuring incomplete, errors occurred"),
     ("a dependency's header is missing", r"fatal error: [^:\s]+\.h(?:pp|h)?: No such file"),

@@ -79,6 +79,9 @@ ENV_FAILED = "environment build failed"
 UNREACHABLE_HOST = "needs a host this machine cannot reach"
 NEEDS_SERVICE = "needs a service Arena does not run"  # a job's `services:` image it lacks
 NEEDS_PPA = "needs an Ubuntu PPA"  # Launchpad's archives are Ubuntu's; Arena's images Debian
+# the warm-up found the toolchain too old for the code (ci_runner.warmup): the newest this
+# machine's images have (Debian's) is older than the one the repository needs
+NEWER_TOOLCHAIN = "needs a newer toolchain than this machine has"
 NOT_BUILT = "not yet built"
 NOT_VALIDATED = "not yet validated"
 STALE = "validation stale (task changed)"
@@ -143,9 +146,14 @@ _PPA = re.compile(r"(?:add-apt-repository|apt-add-repository)\b[^\n]*\bppa:")
 _PPA_FAILED = re.compile(r"softwareproperties|launchpad", re.IGNORECASE)
 
 
+_TOO_OLD = re.compile(r"\(the \w+ toolchain is too old: ")
+
+
 def _environment_category(reason: str) -> str:
     if (ppa := _PPA.search(reason)) is not None and _PPA_FAILED.search(reason, ppa.end()):
         return NEEDS_PPA
+    if _TOO_OLD.search(reason):
+        return NEWER_TOOLCHAIN
     if _UNREACHABLE.search(reason):
         return UNREACHABLE_HOST
     return NEEDS_SERVICE if _UNKNOWN_SERVICE.search(reason) else ENV_FAILED
@@ -290,6 +298,7 @@ def _stage_of(entry: LibraryTask) -> tuple[Stage, str | None, str | None]:
             ENV_FAILED,
             UNREACHABLE_HOST,
             NEEDS_SERVICE,
+            NEWER_TOOLCHAIN,
         ):
             return Stage.IMPORTED, category, v.reason  # no pipeline, or no environment for it
     if entry.environment is Environment.FAILED:

@@ -74,6 +74,7 @@ _FAULTS: dict[str, Fault] = {
     "needs a host this machine cannot reach": Fault.MACHINE,
     "needs conda channels, unreachable from this machine": Fault.MACHINE,
     "needs more than the sandbox's limits": Fault.MACHINE,
+    "needs a newer toolchain than this machine has": Fault.MACHINE,
     "needs conda": Fault.SCOPE,
     "needs Docker in the job": Fault.SCOPE,
     "needs another job's artifacts": Fault.SCOPE,

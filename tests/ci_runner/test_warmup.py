@@ -25,6 +25,12 @@ SETUP_FAILED = [
     ("go: go.mod requires go >= 1.21 (running go 1.19; GOTOOLCHAIN=local)\n", "too old"),
     ('error: failed to select a version for the requirement `serde = "^9"`\n', "cargo could"),
     ("error: package `clap v4.5.0` cannot be built because it requires rustc 1.74\n", "too old"),
+    # crussella0129/CubiKan's let chains (stable in Rust 1.88) under trixie's 1.85
+    (
+        "error[E0658]: `let` expressions in this position are unstable\n"
+        "   --> crates/cubikan-backend/src/relationship_store.rs:381:8\n",
+        "the Rust toolchain is too old",
+    ),
     ("error: failed to run custom build command for `openssl-sys v0.9.1`\n", "build script"),
     ("-- Configuring incomplete, errors occurred!\n", "CMake could not configure"),
     ("src/a.c:1:10: fatal error: zlib.h: No such file or directory\n", "header is missing"),

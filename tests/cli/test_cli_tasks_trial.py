@@ -55,6 +55,7 @@ def test_a_seed_ranks_lines_the_same_way_every_time_and_another_seed_differently
     [
         ("mirror incomplete", Fault.SOURCE),
         ("repo host unreachable", Fault.MACHINE),
+        ("needs a newer toolchain than this machine has", Fault.MACHINE),
         ("language not supported: typescript", Fault.SCOPE),
         ("missing base_commit", Fault.DATASET),
         ("Windows or macOS only", Fault.REPOSITORY),

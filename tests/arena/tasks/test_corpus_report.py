@@ -187,6 +187,12 @@ def test_importer_reasons_are_categories_and_validation_text_maps_to_a_few() -> 
         "  [6] Could not resolve hostname (Could not resolve host: github.com); class=Net (12)"
     )
     assert categorize(unreachable, **v) == "needs a host this machine cannot reach"
+    too_old = (  # crussella0129/CubiKan's let chains under trixie's Rust 1.85
+        "environment build failed: environment of https://github.com/crussella0129/CubiKan at "
+        "a08c269: the warm-up run of step 'Check workspace' could not set itself up (the Rust "
+        "toolchain is too old: error[E0658]: `let` expressions in this position are unstable)"
+    )
+    assert categorize(too_old, **v) == "needs a newer toolchain than this machine has"
     not_served = (  # the Go proxy this machine reaches does not serve the version
         "environment build failed: collecting the dependencies for offline runs failed: go: "
         "github.com/o/m@v0.3.1: reading https://proxy.golang.org/github.com/o/m/@v/v0.3.1.zip: "
