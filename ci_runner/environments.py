@@ -38,7 +38,7 @@ from ci_runner.env_layout import (
 )
 from ci_runner.errors import EnvironmentBuildError, ImageError, ServiceError
 from ci_runner.github_files import keep_for_runs
-from ci_runner.image_layout import ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
+from ci_runner.image_layout import ENV_CACHE_LAYERS_LABEL, ENV_IMAGE_LABEL, SANDBOX_HOME, WORKSPACE
 from ci_runner.image_names import env_image_name
 from ci_runner.images import ImageBuilder
 from ci_runner.job_folder import JOB_FOLDER, step_command
@@ -514,7 +514,7 @@ class EnvironmentBuilder:
                     self._run_in(box, spec, tag, progress)
                 self._clean(box, spec, tag)
                 progress(f"committing {tag}")
-                self._commit(box, spec, tag)
+                self._commit(box, spec, tag, over_layer)
         finally:
             remove_tree(run_dir)
 
@@ -778,7 +778,10 @@ class EnvironmentBuilder:
             f"{stop_index_command(INDEX_PORT_FILE)}\n"
             "rm -rf /root/.cache /tmp/* /tmp/.[!.]* /var/lib/apt/lists/* "
             "/var/cache/apt/*.bin /var/cache/apt/archives/*.deb\n"
-            f"{_owned_and_readable(uid)}\n{_ONLY_CACHE_WRITABLE}"
+            f"{_owned_and_readable(uid)}\n{_ONLY_CACHE_WRITABLE}\n"
+            # the caches are in this image's own layer even where its build wrote none
+            # (one on a repository layer): a run's cache layer lies over that directory
+            f"date > {CACHE_DIR}/.built && chown {uid}:{uid} {CACHE_DIR}/.built"
         )
         if self._settings.env_layers:
             cleanup += f"\n{profile_of(spec.language).seal_layer}"
@@ -835,14 +838,17 @@ class EnvironmentBuilder:
             if not step.continue_on_error:
                 break
 
-    def _commit(self, box: Sandbox, spec: EnvironmentSpec, tag: str) -> None:
+    def _commit(self, box: Sandbox, spec: EnvironmentSpec, tag: str, over_layer: bool) -> None:
         changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
         changes += [
             f"ENV HOME={SANDBOX_HOME}",
             f"WORKDIR {WORKSPACE}",
             'CMD ["sleep", "infinity"]',
         ]
-        labels = {ENV_IMAGE_LABEL: spec.language}
+        labels = {
+            ENV_IMAGE_LABEL: spec.language,
+            ENV_CACHE_LAYERS_LABEL: "2" if over_layer else "1",
+        }
         if spec.as_of is not None:
             labels[f"{ENV_IMAGE_LABEL}.packages-as-of"] = spec.as_of
         self._provider.commit(box, tag, changes=changes, labels=labels)

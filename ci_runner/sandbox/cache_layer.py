@@ -1,5 +1,6 @@
 """The bounded writable layer of an environment image's caches: an overlay volume over the
-image's own layer whose upper half lies on a tmpfs of `disk_mb`, kept mounted by a keeper.
+image's layers that hold them (its own, and the repository layer's below it where it was
+built on one) whose upper half lies on a tmpfs of `disk_mb`, kept mounted by a keeper.
 
 Every piece is made and mounted by the engine (`local` volumes), with no capability for the
 sandbox, and every host path comes from the engine itself (the image's layer, the tmpfs
@@ -25,7 +26,7 @@ from docker.types import LogConfig, Mount
 from ci_runner.background import in_background
 from ci_runner.engine import ENGINE_ERRORS
 from ci_runner.errors import SandboxError
-from ci_runner.image_layout import ENV_CACHE_DIR
+from ci_runner.image_layout import ENV_CACHE_DIR, ENV_CACHE_LAYERS_LABEL
 
 KEEPER_MOUNT = "/arena-layer"  # where the keeper sees the tmpfs: upper and work dirs in it
 _UPPER, _WORK = "upper", "work"
@@ -38,21 +39,32 @@ class CacheLayerUnavailable(SandboxError):
     """The engine gives no directory of the image's own layer to put the overlay over."""
 
 
-def own_layer_dir(image: dict[str, Any], path: str) -> str:
-    """The host directory (as the engine sees it) of `path` in the image's own, top layer.
+def cache_lower_dirs(image: dict[str, Any], path: str) -> str:
+    """The host directories (as the engine sees them) of `path` in the image's layers that
+    hold it, top first, as overlay's `lowerdir` takes them.
 
     An environment image is one committed build container over a toolchain image that has
-    no `path`: all of `path` is in that top layer, so it alone is the overlay's lower half.
+    no `path`, or one over a repository layer that is such an image: `path` lies in its top
+    layer, or in its top two (ENV_CACHE_LAYERS_LABEL), the layer below holding the caches
+    of the task the repository layer was built for.
     """
     driver = image.get("GraphDriver") or {}
-    upper = (driver.get("Data") or {}).get("UpperDir")
+    data = driver.get("Data") or {}
+    upper = data.get("UpperDir")
     if driver.get("Name") != _LAYERED_DRIVER or not isinstance(upper, str) or ":" in upper:
         raise CacheLayerUnavailable(
             f"the engine's storage driver ({driver.get('Name') or 'unknown'}) gives no "
             f"directory of an image's layer: CI runs from environment images need the "
             f"{_LAYERED_DRIVER} driver, which bounds what they write to their caches"
         )
-    return f"{upper.rstrip('/')}/{path.strip('/')}"
+    labels = (image.get("Config") or {}).get("Labels") or {}
+    count = int(labels.get(ENV_CACHE_LAYERS_LABEL) or 1)
+    lower = [d for d in str(data.get("LowerDir") or "").split(":") if d]
+    if len(lower) < count - 1:
+        raise CacheLayerUnavailable(
+            f"the image says {count} of its layers hold its caches, and has {len(lower) + 1}"
+        )
+    return ":".join(f"{d.rstrip('/')}/{path.strip('/')}" for d in [upper, *lower[: count - 1]])
 
 
 def is_full(available_bytes: int, size_bytes: int) -> bool:

@@ -43,7 +43,7 @@ from ci_runner.sandbox.base import (
     SandboxFileError,
     SandboxLost,
 )
-from ci_runner.sandbox.cache_layer import CacheLayer, own_layer_dir
+from ci_runner.sandbox.cache_layer import CacheLayer, cache_lower_dirs
 from ci_runner.sandbox.limits import OutputBuffer
 from ci_runner.sandbox.seccomp import seccomp_profile
 from ci_runner.stops import StopCause
@@ -409,7 +409,7 @@ class DockerSandbox(Sandbox):
             layer = CacheLayer.create(
                 client,
                 image,
-                own_layer_dir(inspected, ENV_CACHE_DIR),
+                cache_lower_dirs(inspected, ENV_CACHE_DIR),
                 size_mb=limits.disk_mb,
                 uid=uid,
                 # outlives the sandbox's keep-alive

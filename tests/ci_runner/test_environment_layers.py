@@ -26,7 +26,7 @@ PIPELINE = Pipeline.model_validate(
             {"name": "online", "run": 'test "$(go env GOPROXY)" != off'},
             {"name": "modules", "run": "go mod download"},
         ],
-        "steps": [{"name": "test", "run": "go test -json ./... > report.json"}],
+        "steps": [{"name": "test", "run": "go test -json ./... | tee report.json"}],
         "report": {"format": "go-json", "path": "report.json"},
     }
 )
@@ -95,6 +95,11 @@ def test_a_later_task_is_one_thin_layer_over_the_first_tasks_image(
     )
     assert result.status is CIStatus.PASSED, [s.log[-800:] for s in result.steps]
     assert "example.com/shapes/area::TestCube" in result.tests
+    # the run sees both layers' caches: the package the later commit left alone replays its
+    # result from the first task's warm-up, the one it changed from its own
+    log = next(s.log for s in result.steps if s.name == "test")
+    assert "example.com/shapes/perimeter\\t(cached)" in log, log[-2000:]
+    assert "example.com/shapes/area\\t(cached)" in log, log[-2000:]
 
 
 def test_with_layers_off_two_tasks_of_a_repository_share_nothing_of_their_own(

@@ -20,11 +20,11 @@ import pytest
 from arena.tasks.gitrepo import commit_directory
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Limits, Pipeline, SandboxError
 from ci_runner.environments import CACHE_DIR, EnvironmentBuilder, EnvironmentSpec
-from ci_runner.image_layout import ENV_IMAGE_LABEL
+from ci_runner.image_layout import ENV_CACHE_LAYERS_LABEL, ENV_IMAGE_LABEL
 from ci_runner.images import ImageBuilder
 from ci_runner.outcome import step_problem
 from ci_runner.sandbox import DockerSandbox, StopCause, sweep_orphans
-from ci_runner.sandbox.cache_layer import CacheLayerUnavailable, is_full, own_layer_dir
+from ci_runner.sandbox.cache_layer import CacheLayerUnavailable, cache_lower_dirs, is_full
 from ci_runner.sandbox.docker import LABEL
 from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.types import StepResult
@@ -44,7 +44,25 @@ def test_the_overlay_lies_over_the_images_own_top_layer() -> None:
             "Data": {"UpperDir": "/var/lib/docker/overlay2/abc/diff", "LowerDir": "/x:/y"},
         }
     }
-    assert own_layer_dir(image, CACHE_DIR) == "/var/lib/docker/overlay2/abc/diff/opt/arena/cache"
+    assert cache_lower_dirs(image, CACHE_DIR) == "/var/lib/docker/overlay2/abc/diff/opt/arena/cache"
+
+
+def test_an_image_built_on_a_repository_layer_lies_over_both_layers_of_caches() -> None:
+    """The repository layer's caches (the layer just below) are the run's too."""
+    image = {
+        "GraphDriver": {
+            "Name": "overlay2",
+            "Data": {"UpperDir": "/d/top/diff", "LowerDir": "/d/repo/diff:/d/tool/diff:/d/base"},
+        },
+        "Config": {"Labels": {ENV_IMAGE_LABEL: "rust", ENV_CACHE_LAYERS_LABEL: "2"}},
+    }
+    assert (
+        cache_lower_dirs(image, CACHE_DIR)
+        == "/d/top/diff/opt/arena/cache:/d/repo/diff/opt/arena/cache"
+    )
+    image["GraphDriver"]["Data"]["LowerDir"] = ""  # type: ignore[index]
+    with pytest.raises(CacheLayerUnavailable, match="2 of its layers"):
+        cache_lower_dirs(image, CACHE_DIR)
 
 
 @pytest.mark.parametrize(
@@ -56,7 +74,7 @@ def test_an_engine_without_layer_directories_is_refused_with_what_it_needs(
     driver: dict[str, object],
 ) -> None:
     with pytest.raises(CacheLayerUnavailable, match="need the overlay2 driver"):
-        own_layer_dir({"GraphDriver": driver}, CACHE_DIR)
+        cache_lower_dirs({"GraphDriver": driver}, CACHE_DIR)
 
 
 def test_a_layer_is_full_when_less_than_a_hundredth_or_a_mib_is_left() -> None:
