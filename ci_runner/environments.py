@@ -21,7 +21,7 @@ import posixpath
 import shlex
 import statistics
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -172,7 +172,7 @@ class EnvironmentSpec(BaseModel):
             "as_of": self.as_of,
             "extra_requirements": list(self.extra_requirements),
         }
-        return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
+        return _digest(decisive)
 
     def family(self, toolchain_id: str) -> str:
         """What tasks share a repository layer: one repository, language and toolchain
@@ -183,7 +183,7 @@ class EnvironmentSpec(BaseModel):
             "language": self.language,
             "toolchain": toolchain_id,
         }
-        return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
+        return _digest(decisive)
 
     def budget_s(self) -> float:
         """The longest a build can take: every setup and warm-up step at its timeout."""
@@ -225,6 +225,11 @@ class EnvironmentState:
     tag: str | None  # None while even the toolchain image is not built
     built: bool
     error: str | None
+
+
+def _digest(decisive: Mapping[str, object]) -> str:
+    """A short, stable name for what decides an image (its key, its family)."""
+    return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _write_whole(path: Path, model: BaseModel) -> None:
@@ -379,7 +384,7 @@ class EnvironmentBuilder:
             if base is not None:
                 progress(f"building on {base}, an earlier task's environment of {spec.repo}")
             try:
-                self._build(spec, base or toolchain, tag, progress, over_layer=base is not None)
+                self._build(spec, toolchain, tag, progress, base)
             except EnvironmentBuildError as exc:
                 self._write_record(outcome.model_copy(update={"error": str(exc)}))
                 raise
@@ -482,20 +487,21 @@ class EnvironmentBuilder:
     def _build(
         self,
         spec: EnvironmentSpec,
-        start: str,
+        toolchain: str,
         tag: str,
         progress: Progress,
-        over_layer: bool = False,
+        base: str | None = None,
     ) -> None:
-        """Build `tag` from the image `start`: the toolchain's, or (`over_layer`) a
-        repository layer, whose offline switches the build's processes do not see."""
+        """Build `tag` on the toolchain's image, or on `base`, a repository layer, whose
+        offline switches the build's processes do not see."""
         ca = self._settings.build_ca_bundle
         if ca is not None and not ca.is_file():
             raise ImageError(f"ARENA_BUILD_CA_BUNDLE={ca} is not a file")
         progress(f"checking out {spec.repo} at {spec.commit[:12]}")
         run_dir, _ = self._workspaces.checkout(spec.repo, spec.commit)
         try:
-            unset = profile_of(spec.language).offline_only if over_layer else ()
+            unset = profile_of(spec.language).offline_only if base is not None else ()
+            start = base or toolchain
             with contextlib.closing(self._start(start, tag, spec.budget_s(), unset)) as box:
                 try:
                     box.write_tree(run_dir, WORKSPACE)  # tar keeps the commit's mtimes
@@ -514,7 +520,7 @@ class EnvironmentBuilder:
                     self._run_in(box, spec, tag, progress)
                 self._clean(box, spec, tag)
                 progress(f"committing {tag}")
-                self._commit(box, spec, tag, over_layer)
+                self._commit(box, spec, tag, layered=base is not None)
         finally:
             remove_tree(run_dir)
 
@@ -838,7 +844,7 @@ class EnvironmentBuilder:
             if not step.continue_on_error:
                 break
 
-    def _commit(self, box: Sandbox, spec: EnvironmentSpec, tag: str, over_layer: bool) -> None:
+    def _commit(self, box: Sandbox, spec: EnvironmentSpec, tag: str, *, layered: bool) -> None:
         changes = [f"ENV {k}={json.dumps(v)}" for k, v in runtime_env(spec.language).items()]
         changes += [
             f"ENV HOME={SANDBOX_HOME}",
@@ -847,7 +853,7 @@ class EnvironmentBuilder:
         ]
         labels = {
             ENV_IMAGE_LABEL: spec.language,
-            ENV_CACHE_LAYERS_LABEL: "2" if over_layer else "1",
+            ENV_CACHE_LAYERS_LABEL: "2" if layered else "1",
         }
         if spec.as_of is not None:
             labels[f"{ENV_IMAGE_LABEL}.packages-as-of"] = spec.as_of
