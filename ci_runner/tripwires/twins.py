@@ -211,7 +211,10 @@ def plant_twins(
             if n <= len(current) and current[n - 1].rstrip("\r") == content
         }
         form = forms[language]
-        taken = form.names_beside(root, path) if form.names_beside else frozenset()
+        beside = form.names_beside(root, path) if form.names_beside else frozenset()
+        # nor a name of a twin or its test in another file: a C++ case id names its binary,
+        # not its file, so two files' twins of one name would each read the other's
+        taken = beside | {n for t in twins for n in (t.original, t.twin)}
         try:
             changed, made = form.make(text, lines, rng, limit - len(twins), taken)
         except (ValueError, RecursionError, SyntaxError):  # a twin Arena could not make:

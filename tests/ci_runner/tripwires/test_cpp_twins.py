@@ -8,8 +8,10 @@ import random
 import re
 from pathlib import Path
 
+from ci_runner.tripwires import twin_forms
 from ci_runner.tripwires.cpp_twins import declared_beside, make_twins, original_of, twin_name
-from ci_runner.tripwires.twins import Twin
+from ci_runner.tripwires.twins import Twin, plant_twins
+from tests.diffs import new_file
 
 GTEST = """#include <gtest/gtest.h>
 #include "calc.hpp"
@@ -130,6 +132,24 @@ def test_names_declared_beside_the_file_are_taken(tmp_path: Path) -> None:
     (tmp_path / "other_test.cc").write_text('TEST(Other, Works) {}\nTEST_CASE("other case") {}\n')
     (tmp_path / "notes.txt").write_text("TEST(Not, Source) {}\n")
     assert declared_beside(tmp_path, "calc_test.cpp") == {"Other.Works", "other case"}
+
+
+def test_twins_in_two_binaries_never_share_a_name(tmp_path: Path) -> None:
+    """A case's id names its binary, not its file: a twin in one binary named as a twin (or
+    a case) of another would be read as both, and the gold side's twins thrown away. Files
+    in two directories, one name in both, the file's words too few to tell them apart."""
+    case = 'TEST_CASE("negates") {{\n    CHECK(neg({0}) == -{0});\n}}\n'
+    files = {"one/t.cpp": case.format(2), "two/t.cpp": case.format(3)}
+    diffs = [new_file(path, text) for path, text in files.items()]
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir()
+        (tmp_path / path).write_text(text)
+    forms = {"cpp": twin_forms()["cpp"]}
+    for seed in range(60):
+        twins, _ = plant_twins(tmp_path, forms, diffs, random.Random(seed), 3)
+        assert len(twins) == 2
+        names = [t.twin for t in twins] + [t.original for t in twins[:1]]
+        assert len(set(names)) == 3, (seed, twins)
 
 
 def test_the_original_of_a_twin_id_split_from_its_binary_or_discovered() -> None:
