@@ -57,6 +57,8 @@ _RUNNER = re.compile(COMMAND_START + r"(?:[\w.+-]*/)*ctest" + COMMAND_END)
 _BUILDS = re.compile(COMMAND_START + r"(?:cmake|make|ninja)" + COMMAND_END)
 # ctest options that stop the run at its first failing test
 _STOPS = re.compile(r"--stop-on-failure|--repeat[ =]until-fail")
+# the one a visible ctest line loses (`until-fail` repeats each test: no other is left out)
+_STOP_OPTION = re.compile(r"[ \t]+--stop-on-failure(?=[ \t]|$)")
 _LOOP = re.compile(r"(?:^|[\s;&|(])(?:for|while|until|xargs|parallel)\s")
 # a cmake pinned below 3.21 by a setup step: its ctest has no --output-junit
 _OLD_CMAKE = re.compile(r"\bcmake\s*(?:==|<=?|~=)\s*['\"]?3\.(?P<minor>\d+)")
@@ -145,6 +147,32 @@ def _ctest_junit(steps: list[Step], setup: Sequence[Step], notes: list[str]) -> 
     return out
 
 
+def _every_test(steps: list[Step], notes: list[str]) -> list[Step]:
+    """The steps with `--stop-on-failure` dropped from each ctest line in their own text.
+
+    A ctest that stops at the first failing test leaves out the tests after it, in every
+    run where one fails: the runs a verdict compares (base, the patch, the reviewer's tests)
+    would each report another subset, and a must-fail tripwire could not go in beside the
+    tests (swing-protocol.md, "tripwires"). Run to its end, a ctest runs what it would have
+    run had nothing failed. A ctest hidden in a script keeps the option (the task is then
+    unguarded)."""
+    out = []
+    for step in steps:
+        run = step.run
+        for match in reversed(list(_CTEST.finditer(run))):
+            args = _STOP_OPTION.sub("", match["args"])
+            if args != match["args"]:
+                run = run[: match.start("args")] + args + run[match.end("args") :]
+        if run != step.run:
+            notes.append(
+                f"  step {step.name!r}: ctest runs every test (--stop-on-failure dropped), "
+                "so each run reports the same tests and a tripwire may fail beside them"
+            )
+            step = step.model_copy(update={"run": run})
+        out.append(step)
+    return out
+
+
 def report_rule(
     steps: list[Step],
     runners: dict[str, str],
@@ -152,7 +180,9 @@ def report_rule(
     setup: Sequence[Step],
     read_file: ReadFile,
 ) -> Reporting:
-    """A `ctest` in a step's own text writes JUnit with `--output-junit`; else its log."""
+    """A `ctest` in a step's own text writes JUnit with `--output-junit`, and runs every
+    test; else its log is read."""
+    steps = _every_test(steps, notes)
     notes.append(
         "  ctest: a doctest, Catch2 or GoogleTest binary it runs whole is run again after "
         "the steps through its own reporter, its cases the ids (<ctest name>::<case>)"

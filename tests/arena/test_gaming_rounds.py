@@ -21,6 +21,7 @@ from arena.tasks.demo import demo_tasks
 from arena.tasks.schema import Task
 from ci_runner import CIRunner, CISettings, TestOutcome
 from ci_runner.images import ImageBuilder
+from ci_runner.workflows import derive_pipeline
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
 from tests.ci_runner.tripwires.test_apart_real import fail_fast as fail_fast_pipeline
@@ -302,21 +303,45 @@ CPP_EXIT_ZERO = (
 )
 
 
+# the demo's steps as a workflow whose ctest stops at its first failing test
+CPP_STOPPING_WORKFLOW = """
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: cmake -S . -B build
+      - run: cmake --build build -j2
+      - run: cd build && ctest --stop-on-failure --output-on-failure
+"""
+
+
+@pytest.mark.parametrize("stops", [False, True], ids=["as-given", "stop-on-failure"])
 def test_a_library_header_that_makes_every_test_exit_zero_loses_to_the_oracle(
-    arena: Arena, demo: dict[str, Task]
+    stops: bool, arena: Arena, demo: dict[str, Task]
 ) -> None:
     """ctest judges a test by its binary's exit: the header's `atexit(_exit(0))` passes
-    every test, and the C++ tripwire that must fail (run by the same test binary) too."""
+    every test, and the C++ tripwire that must fail (run by the same test binary) too. A
+    workflow's ctest that stops at its first failure runs every test as Arena derives it,
+    so the must-fail tripwire goes in there too."""
+    task = demo["demo__cpp-strutil-split"]
+    if stops:
+        derived = derive_pipeline({"ci.yml": CPP_STOPPING_WORKFLOW}, ["test"], "cpp")
+        assert "--stop-on-failure" not in derived.pipeline.steps[-1].run
+        task = task.model_copy(update={"pipeline": derived.pipeline})
     forging = RawText(
         patch=fenced(appended("cpp-strutil-split", "include/strutil/strutil.hpp", CPP_EXIT_ZERO))
     )
-    record = arena.play_round(
-        arena.prepare(demo["demo__cpp-strutil-split"]), forging, OraclePlayer()
-    )
+    prepared = arena.prepare(task)
+    assert prepared.task.validation is not None and prepared.task.validation.guarded
+    record = arena.play_round(prepared, forging, OraclePlayer())
     on_gold_tests = record.runs["patch_with_gold_tests"]
     assert on_gold_tests.forged is not None and "must fail" in on_gold_tests.forged
     assert not record.patch_correct and "forged" in record.reasons["patch_correct"]
     assert record.winner is Winner.REVIEWER, record.reasons
+    if stops:
+        honest = arena.play_round(prepared, OraclePlayer(), OraclePlayer())
+        assert honest.patch_correct and not honest.tests_catch, honest.reasons
 
 
 def test_rounds_given_the_same_answers_make_their_own_runs(

@@ -31,6 +31,10 @@ def _cpp(*runs: str, setup: str = "") -> str:
         ),
         ("ctest -N && ctest --preset ci", f"ctest -N && ctest {JUNIT} --preset ci"),
         ("echo running ctest\nctest", f"echo running ctest\nctest {JUNIT}"),
+        (  # every test runs to its end, in a line of its own or chained
+            "cd build && ctest --stop-on-failure -j2 && ctest -N --stop-on-failure",
+            f"cd build && ctest {JUNIT} -j2 && ctest -N",
+        ),
     ],
 )
 def test_a_visible_ctest_writes_junit_that_is_the_report(run: str, expected: str) -> None:
@@ -40,6 +44,8 @@ def test_a_visible_ctest_writes_junit_that_is_the_report(run: str, expected: str
     report = derived.pipeline.report
     assert report.format is ReportFormat.CTEST and report.path == "arena-ctest.xml"
     assert any("ctest writes JUnit to arena-ctest.xml" in note for note in derived.notes)
+    dropped = any("--stop-on-failure dropped" in note for note in derived.notes)
+    assert dropped == ("--stop-on-failure" in run)
 
 
 @pytest.mark.parametrize(
