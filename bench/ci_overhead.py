@@ -10,9 +10,10 @@ several runs of each and their ratio (target: at most 1.25x). A third column tim
 started ahead and a used one removed after its result is known), without the CLI's
 start-up (target: geometric mean at most 1.10x); a fourth, the same runner starting and
 removing a fresh sandbox on each run's critical path, shows what the spares save. A last
-baseline gives the bare `docker run` the CPU limit a sandbox gets (all but one of the host's
-CPUs): on a small machine that limit, not the runner, is what slows the compiling languages,
-and the warm runner against it is the runner's own cost.
+baseline gives the bare `docker run` the CPU limit and weight a sandbox gets (`ARENA_LIMITS`
+`cpus`, at most the host's CPUs): under a limit below the host's CPUs, that limit, not the
+runner, is what slows the compiling languages, and the warm runner against it is the
+runner's own cost.
 
 `arena` starts from bytecode, as an installed command does (pip compiles site-packages when it
 installs): PYTHONDONTWRITEBYTECODE is dropped from its environment, so the warm-up run caches
@@ -45,7 +46,7 @@ from ci_runner import CIRequest, CIRunner, CISettings, CIStatus
 from ci_runner.engine import connect
 from ci_runner.images import ImageBuilder
 from ci_runner.patches import apply_diffs
-from ci_runner.sandbox.docker import engine_cpus, sandbox_cpus, sandbox_uid
+from ci_runner.sandbox.docker import SANDBOX_CPU_SHARES, engine_cpus, sandbox_cpus, sandbox_uid
 from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.workspace import Workspaces
 
@@ -79,7 +80,8 @@ def hand_to_uid(root: Path, uid: int) -> None:
 def time_baseline(
     task: Task, image: str, prepared: Path, scratch: Path, cpus: float | None = None
 ) -> float:
-    """`cpus`: the CPU limit a sandbox gets (else none, as a bare `docker run` has)."""
+    """`cpus`: the CPU limit a sandbox gets, and its CPU weight (else neither, as a bare
+    `docker run` has)."""
     run_dir = scratch / "baseline"
     shutil.rmtree(run_dir, ignore_errors=True)
     shutil.copytree(prepared, run_dir, symlinks=True)
@@ -93,7 +95,7 @@ def time_baseline(
             "--rm",
             "--network",
             "none",
-            *(["--cpus", str(cpus)] if cpus is not None else []),
+            *(["--cpus", str(cpus), "--cpu-shares", str(SANDBOX_CPU_SHARES)] if cpus else []),
             "--user",
             f"{uid}:{uid}",
             "-e",
@@ -147,8 +149,8 @@ def main() -> None:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # see the module's docstring
     client = connect()
     builder = ImageBuilder(DockerProvider(settings, client), settings)
-    # a sandbox's CPU limit (all but one of the host's CPUs; one on a two-core machine):
-    # compiling Go and Rust is slower under it, which is the limit's cost, not the runner's
+    # a sandbox's CPU limit and weight: were the limit below the host's CPUs, compiling Go
+    # and Rust would be slower under it, which is the limit's cost, not the runner's
     sandbox_limit = sandbox_cpus(settings.limits, engine_cpus(client))
     warm_runner = CIRunner(
         settings, DockerProvider(settings, client), spares=True

@@ -29,7 +29,9 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cpus: float = Field(default=2.0, gt=0, description="at most all but one of the host's CPUs")
+    cpus: float = Field(
+        default=2.0, gt=0, description="at most the host's CPUs, at a quarter of the default weight"
+    )
     memory_mb: int = Field(default=2048, ge=64)
     pids: int = Field(default=512, ge=16)
     tmpfs_mb: int = Field(default=512, ge=16)

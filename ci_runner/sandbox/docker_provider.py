@@ -19,6 +19,7 @@ from ci_runner.images import ImageBuilder
 from ci_runner.pipeline import Service
 from ci_runner.sandbox.base import Sandbox
 from ci_runner.sandbox.docker import (
+    SANDBOX_CPU_SHARES,
     DockerSandbox,
     engine_cpus,
     sandbox_cpus,
@@ -115,6 +116,7 @@ class DockerProvider(SandboxProvider):
             "tmpfs": {path: f"rw,exec,size={mb}m,mode=0755" for path, mb in scratch.items()},
             "working_dir": WORKSPACE,
             "nano_cpus": int(sandbox_cpus(limits, engine_cpus(client)) * 1e9),
+            "cpu_shares": SANDBOX_CPU_SHARES,
             "pids_limit": max(limits.pids, MIN_BUILD_PIDS),
             "mem_limit": memory,
             "memswap_limit": memory,

@@ -14,7 +14,7 @@ import pygit2
 import pytest
 
 from ci_runner import CIRequest, CIRunner, CIStatus, Limits, Pipeline
-from ci_runner.sandbox.docker import DockerSandbox, sandbox_cpus
+from ci_runner.sandbox.docker import SANDBOX_CPU_SHARES, DockerSandbox, engine_cpus, sandbox_cpus
 from ci_runner.workspace import remove_tree
 from tests.conftest import MakeRepo
 
@@ -407,6 +407,47 @@ def test_pid_1_output_does_not_reach_the_engine_log(
         assert container.attrs["HostConfig"]["LogConfig"]["Type"] == "none"
 
 
+# a neighbour of the default CPU weight: `n` processes spinning for 4 s, and the CPU time
+# they got per wall second per process
+BUSY_SHARE = """
+import os, time
+n = {n}
+started = time.time()
+for _ in range(n):
+    if os.fork() == 0:
+        while time.time() < started + 4:
+            pass
+        os._exit(0)
+for _ in range(n):
+    os.wait()
+times = os.times()
+print((times.children_user + times.children_system) / ((time.time() - started) * n))
+"""
+
+
+def test_a_sandbox_burning_every_cpu_leaves_the_host_its_share(
+    docker_client: docker.DockerClient, images: dict[str, str]
+) -> None:
+    """The sandbox may take every CPU nobody else wants, at a quarter of a container's
+    default weight: a container of the default weight burning the same CPUs beside it gets
+    most of them (the kernel shares contended CPUs by weight)."""
+    host = engine_cpus(docker_client)
+    with DockerSandbox.start(docker_client, images["python"], Limits(cpus=host)) as sandbox:
+        config = docker_client.containers.get(sandbox.container_id).attrs["HostConfig"]
+        assert config["CpuShares"] == SANDBOX_CPU_SHARES and config["NanoCpus"] == host * 10**9
+        burn = f"for i in $(seq {host}); do (while :; do :; done) >/dev/null 2>&1 & done"
+        done = sandbox.exec(burn, env={}, workdir="/workspace", timeout_s=10, max_output_bytes=4096)
+        assert done.exit_code == 0
+        printed = docker_client.containers.run(
+            images["python"],
+            ["python3", "-c", BUSY_SHARE.format(n=host)],
+            remove=True,
+            network_mode="none",
+        )
+    share = float(printed.decode().split()[-1])
+    assert share > 0.7, share
+
+
 def test_io_uring_and_namespaces_are_refused(
     runner: CIRunner, images: dict[str, str], make_repo: MakeRepo
 ) -> None:
@@ -424,7 +465,7 @@ def test_io_uring_and_namespaces_are_refused(
     assert "NO-UNSHARE" in log, log
 
 
-def test_default_cpus_leave_the_host_a_core() -> None:
-    assert sandbox_cpus(Limits(), 2) < 2
-    assert sandbox_cpus(Limits(), 1) < 1
+def test_a_sandbox_gets_at_most_the_hosts_cpus() -> None:
+    assert sandbox_cpus(Limits(), 2) == 2
+    assert sandbox_cpus(Limits(), 1) == 1
     assert sandbox_cpus(Limits(cpus=0.5), 8) == 0.5
