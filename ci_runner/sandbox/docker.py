@@ -866,7 +866,8 @@ class DockerSandbox(Sandbox):
         becomes the image, so no tmpfs can hold it; and no size option bounds it on the usual
         engine storage (overlay2 on ext4). The engine is asked instead, on a thread, at least
         every DISK_POLL_S seconds: a writer overshoots the limit by what it writes between
-        two asks, and a file allocated in one call (fallocate) by its whole size."""
+        two asks (a build box's seccomp profile refuses `fallocate`, which took a file's
+        whole size in one call)."""
         thread = threading.Thread(
             target=self._watch_disk, args=(limit_mb,), name="disk-watch", daemon=True
         )

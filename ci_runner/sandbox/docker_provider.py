@@ -30,6 +30,7 @@ from ci_runner.sandbox.docker import (
 from ci_runner.sandbox.docker_images import DockerImageStore
 from ci_runner.sandbox.docker_services import RunningServices, start_services
 from ci_runner.sandbox.provider import BesideServices, SandboxProvider
+from ci_runner.sandbox.seccomp import build_seccomp_profile
 from ci_runner.services import ServiceImages
 from ci_runner.types import Limits
 
@@ -122,7 +123,7 @@ class DockerProvider(SandboxProvider):
             "memswap_limit": memory,
             "cap_drop": ["ALL"],
             "cap_add": list(BUILD_CAPABILITIES),
-            "security_opt": ["no-new-privileges"],
+            "security_opt": ["no-new-privileges", f"seccomp={build_seccomp_profile()}"],
             # owned like a sandbox: swept once its owner is gone or its time is up
             "labels": {**labels, **sandbox_labels(client, lifetime_s)},
             # a name without a value takes the image's variable away (the engine's merge)
@@ -149,8 +150,9 @@ class DockerProvider(SandboxProvider):
         self, image: str, options: dict[str, Any], disk_mb: int
     ) -> docker.models.containers.Container:
         """The build box, its layer sized to `disk_mb` where the engine's storage can (an
-        exact bound, `fallocate` included; the disk watch stays as a second guard), else
-        unsized: the watch alone bounds it. An engine that refuses the size is asked once."""
+        exact bound; the disk watch stays as a second guard), else unsized: the watch alone
+        bounds it (`fallocate` is refused: build_seccomp_profile). An engine that refuses the
+        size is asked once."""
         containers = self.client.containers
         if self._sized_layers is not False:
             try:

@@ -1,4 +1,5 @@
-"""The seccomp profile of a sandbox: what Docker's default profile refuses, plus io_uring.
+"""The seccomp profile of a sandbox (and of a build box): what Docker's default profile
+refuses, plus io_uring.
 
 Passing any profile replaces Docker's default one, so this one keeps its intent (no new
 namespaces, no mounts, no kernel keyring, modules, BPF, clock or reboot calls) and adds
@@ -13,6 +14,7 @@ from functools import cache
 
 _EPERM = 1
 _ENOSYS = 38
+_EOPNOTSUPP = 95
 
 REFUSED = (
     "io_uring_setup",
@@ -86,6 +88,25 @@ NAMESPACE_FLAGS = (
 @cache
 def seccomp_profile() -> str:
     """The profile as the JSON text Docker's `seccomp=` security option takes."""
+    return json.dumps(_profile([]))
+
+
+@cache
+def build_seccomp_profile() -> str:
+    """A build box's profile: a sandbox's, and `fallocate` unsupported.
+
+    A build box's layer lies on the engine's disk, bounded by a watch that asks what it
+    holds (overlay2 on ext4 cannot size it): a file allocated in one call took its whole
+    size at once, however large, before any ask. Told the file system does not support it,
+    a tool falls back to writing (glibc's `posix_fallocate`, Go's linker) or fails plainly,
+    and a writer is stopped by the watch (past the limit by what it wrote between two
+    asks)."""
+    return json.dumps(
+        _profile([{"names": ["fallocate"], "action": "SCMP_ACT_ERRNO", "errnoRet": _EOPNOTSUPP}])
+    )
+
+
+def _profile(more: list[dict[str, object]]) -> dict[str, object]:
     syscalls: list[dict[str, object]] = [
         {"names": list(REFUSED), "action": "SCMP_ACT_ERRNO", "errnoRet": _EPERM},
         # clone3 passes its flags in memory, out of seccomp's sight: report it missing so that
@@ -101,7 +122,8 @@ def seccomp_profile() -> str:
                 "args": [{"index": 0, "value": flag, "valueTwo": flag, "op": "SCMP_CMP_MASKED_EQ"}],
             }
         )
-    profile = {
+    syscalls += more
+    return {
         "defaultAction": "SCMP_ACT_ALLOW",
         "architectures": [
             "SCMP_ARCH_X86_64",
@@ -112,4 +134,3 @@ def seccomp_profile() -> str:
         ],
         "syscalls": syscalls,
     }
-    return json.dumps(profile)

@@ -286,6 +286,32 @@ def test_a_hostile_setup_step_gets_no_raw_socket_and_no_memory_past_the_limit(
     remove_built_images(docker_client, small)
 
 
+def test_a_setup_step_allocating_past_the_builds_disk_limit_never_takes_the_disk(
+    docker_client: docker.DockerClient, env_settings: CISettings, make_repo: MakeRepo
+) -> None:
+    """A file allocated in one call (`fallocate -l 3G`) took its whole size at once, before
+    any watch could ask: the build box's seccomp profile says the call is not supported,
+    and the step fails saying so."""
+    limit_mb = 512
+    small = env_settings.model_copy(update={"build_disk_mb": limit_mb})
+    builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
+    repo, commit = make_repo(PYTHON_FILES)
+    fill = "fallocate -l 3G /var/fill && echo ALLOCATED"
+    pipeline = Pipeline.model_validate(
+        {"setup": [{"name": "fill", "run": fill}], "steps": [_TEST], "report": _REPORT}
+    )
+    with (
+        FreeDisk(_engine_root(docker_client)) as disk,
+        pytest.raises(EnvironmentBuildError, match="setup step 'fill' failed") as failed,
+    ):
+        builder.ensure(_spec(repo, commit, pipeline))
+    said = str(failed.value)
+    assert "ALLOCATED" not in said and "not supported" in said, said[-600:]
+    drop_mb = (disk.before - disk.least) / 2**20
+    assert drop_mb < limit_mb + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
+    remove_built_images(docker_client, small)
+
+
 def test_a_setup_step_writing_past_the_builds_disk_limit_is_killed(
     docker_client: docker.DockerClient, env_settings: CISettings, make_repo: MakeRepo
 ) -> None:
