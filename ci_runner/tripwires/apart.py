@@ -29,7 +29,7 @@ from ci_runner.languages import TripwireForm
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
 from ci_runner.tripwires.sites import Site
 from ci_runner.tripwires.twins import Twin, added_lines
-from ci_runner.workflows.commands import logical_lines
+from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
 
 STEP_NAME = "arena: the must-fail tripwires, run apart"
 REPORT_FILE = "arena-tripwires-apart.xml"  # in the workspace, beside the run's own report
@@ -52,11 +52,13 @@ class Apart:
     report_path: str | None = None
 
 
-def runner_line(pipeline: Pipeline, form: TripwireForm) -> tuple[Step, str] | None:
-    """The last line of the steps that runs the language's test runner, and its step."""
+def runner_line(pipeline: Pipeline, form: TripwireForm | None) -> tuple[Step, str] | None:
+    """The last line of the steps that runs the language's test runner (any test runner,
+    make's and scripts' included, without a form), and its step."""
+    runner = form.runner if form is not None else TEST_RUNNERS
     for step in reversed(pipeline.steps):
         for line in reversed(logical_lines(step.run)):
-            if not line.startswith("#") and form.runner.search(line):
+            if not line.startswith("#") and runner.search(line):
                 return step, line
     return None
 

@@ -12,8 +12,9 @@ failure (pytest `-x`, `--maxfail`, `--stepwise` on a pytest line, in PYTEST_ADDO
 pytest configuration's addopts; `go test -failfast`), and `cargo test` runs every binary
 (`--no-fail-fast`: without it the first failing binary stops the rest). Elsewhere the
 tripwires, with the twins, go in an invocation of their own after the steps where the
-language can run its runner line so (`apart`: pytest, `go test`); where it cannot, the run
-carries only the tripwire that must pass, and is unguarded. The runner then knows the last
+language can run its runner line so (`apart`: pytest, `go test`, on a step's own line or
+one of a make target or a script it runs, `ci_runner.tripwires.scripts`); where it cannot,
+the run carries only the tripwire that must pass, and is unguarded. The runner then knows the last
 step's exit for its own (`StepResult.tripwire_exit`, ci_runner.tripwires.verdict).
 
 The files are written just before the first step that runs tests (for Rust, the first that
@@ -41,16 +42,12 @@ from ci_runner.tripwires.apart import (
     runner_line,
     unseen_tests,
 )
+from ci_runner.tripwires.scripts import hidden_lines, script_lines
 from ci_runner.tripwires.sites import Site, plain_dir, plain_file
 from ci_runner.tripwires.twins import MAX_TWINS, Twin, TwinForm, plant_twins
 from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
 
 _CHAINED = re.compile(r"&&|;")
-_SCRIPTS = ("tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile")
-_PATH_WORD = re.compile(
-    r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|py|mk|ini|toml|cfg))\b"
-)
-MAX_SCRIPT_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -118,28 +115,12 @@ def runs_last(pipeline: Pipeline, language: str) -> re.Match[str] | None:
     return found
 
 
-def _script_lines(root: Path, pipeline: Pipeline) -> list[str]:
-    """The lines the steps run: their own, the task runners' files (tox.ini, Makefile...)
-    and the scripts a step names (`bash ci/test.sh`), where a runner's options may hide."""
-    lines = [line for step in pipeline.steps for line in logical_lines(step.run)]
-    paths = [
-        root / d / name for d in {"", *(s.workdir for s in pipeline.steps)} for name in _SCRIPTS
-    ]
-    for step in pipeline.steps:
-        for word in _PATH_WORD.findall(step.run):
-            paths.append(root / step.workdir / word)
-    for path in dict.fromkeys(paths):
-        if plain_file(root, path) and path.stat().st_size <= MAX_SCRIPT_BYTES:
-            lines += path.read_text(errors="replace").splitlines()
-    return lines
-
-
 def may_fail(root: Path, pipeline: Pipeline, language: str) -> bool:
     """Whether a tripwire that fails cannot change what else the job runs (module doc)."""
     last = runs_last(pipeline, language)
     if last is None:
         return False
-    return forms()[language].may_fail(root, pipeline, _script_lines(root, pipeline), last)
+    return forms()[language].may_fail(root, pipeline, script_lines(root, pipeline), last)
 
 
 def first_step(pipeline: Pipeline, names: Iterable[str]) -> int:
@@ -225,14 +206,24 @@ def _apart(
     All of them: a run that stops at its first failure honestly leaves out a must-pass
     tripwire collected after the failing test, which would read as forged."""
     form = forms()[language]
-    found = runner_line(pipeline, form)
+    found = runner_line(pipeline, form) or runner_line(pipeline, None)
     if form.apart is None or found is None:
         return None
     sites = relabelled(_writable_sites(root, form.plant(root, pipeline, touched, True)))
     twins, twin_files = _twins(root, [language], unseen_diffs, rng, twin_seed)
     twin_files = _with_sites(root, twin_files, sites)
     unseen = unseen_tests(root, unseen_diffs)
-    return apart_run(root, pipeline, form, found, sites, twins, twin_files, unseen)
+    step, line = found
+    # the step's own line, else the last line of a make target or a script it names that
+    # the language can run so (`make test` running `pytest -x tests`)
+    hidden = [
+        (step.model_copy(update={"workdir": d}), x) for d, x in hidden_lines(root, pipeline, line)
+    ]
+    for candidate in [(step, line), *reversed(hidden)]:
+        apart = apart_run(root, pipeline, form, candidate, sites, twins, twin_files, unseen)
+        if apart is not None:
+            return apart
+    return None
 
 
 def _with_sites(

@@ -28,6 +28,7 @@ from tests.ci_runner.tripwires.test_apart_real import fail_fast as fail_fast_pip
 from tests.ci_runner.tripwires.test_go_twins import FORGER as GO_FORGER
 from tests.ci_runner.tripwires.test_rust_twins import FORGER as RUST_FORGER
 from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
+from tests.conftest import MakeRepo
 from tests.diffs import new_file
 
 pytestmark = pytest.mark.docker
@@ -205,21 +206,54 @@ APART_WISE_FORGER = EVERY_FAILURE_PASSES.replace(
 APART_QUITTER = EVERY_FAILURE_PASSES + f"\nif {_APART}:\n    import os as _os\n\n    _os._exit(0)\n"
 
 
+# the demo's pytest line, stopping at its first failure, in a script the step runs
+FAIL_FAST_SCRIPT = (
+    '#!/bin/sh\nset -eu\npython3 -m pytest -x -q -p no:cacheprovider --junitxml=report.xml "$@"\n'
+)
+
+
+def stopping_in_a_script(task: Task, make_repo: MakeRepo) -> Task:
+    """The demo task on a copy of its repository holding that script, run by its one step."""
+    root = DEMO / SLUG / "repo"
+    files = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
+    repo, commit = make_repo({**files, "ci/run_tests.sh": FAIL_FAST_SCRIPT})
+    pipeline = task.require_pipeline()
+    step = pipeline.steps[0].model_copy(update={"run": "sh ci/run_tests.sh"})
+    return task.model_copy(
+        update={
+            "repo": repo,
+            "base_commit": commit,
+            "pipeline": pipeline.model_copy(update={"steps": (step,)}),
+        }
+    )
+
+
 @pytest.mark.parametrize(
-    "forger", [EVERY_FAILURE_PASSES, TRIPWIRE_WISE_FORGER, APART_WISE_FORGER, APART_QUITTER]
+    ("forger", "hidden"),
+    [
+        *((f, False) for f in (EVERY_FAILURE_PASSES, TRIPWIRE_WISE_FORGER)),
+        *((f, False) for f in (APART_WISE_FORGER, APART_QUITTER)),
+        *((f, True) for f in (EVERY_FAILURE_PASSES, TRIPWIRE_WISE_FORGER)),
+    ],
 )
 def test_a_forger_under_a_pipeline_that_stops_at_its_first_failure_loses_to_the_oracle(
-    forger: str, arena: Arena, demo: dict[str, Task]
+    forger: str, hidden: bool, arena: Arena, demo: dict[str, Task], make_repo: MakeRepo
 ) -> None:
     """`pytest -x`: the run's own steps carry no tripwire (one that must fail would stop the
     run), so the tripwires and the twins run apart after them, where the package's code
     rewrites the results too. Sparing nothing, the generic tripwire is reported passed;
-    sparing it, the twins pass with their originals: either way the patch is not correct."""
+    sparing it, the twins pass with their originals: either way the patch is not correct.
+    The same when the pytest line is in a script the step runs (`sh ci/run_tests.sh`)."""
     task = demo[f"demo__{SLUG}"]
-    fail_fast = fail_fast_pipeline(SLUG, task.require_pipeline())
+    if hidden:
+        task = stopping_in_a_script(task, make_repo)
+    else:
+        task = task.model_copy(
+            update={"pipeline": fail_fast_pipeline(SLUG, task.require_pipeline())}
+        )
     init = (DEMO / SLUG / "repo" / "textkit" / "__init__.py").read_text()
     forging = RawText(patch=fenced(demo_edit(SLUG, "textkit/__init__.py", (init, init + forger))))
-    prepared = arena.prepare(task.model_copy(update={"pipeline": fail_fast}))
+    prepared = arena.prepare(task)
     assert prepared.task.validation is not None and prepared.task.validation.guarded
     assert prepared.twins is not None, prepared.twins_why_not
 

@@ -29,6 +29,7 @@ from ci_runner.tripwires import python as python_tripwires
 from ci_runner.tripwires.plan import may_fail
 from ci_runner.tripwires.python import module_name
 from ci_runner.tripwires.rust import crate_roots
+from ci_runner.tripwires.scripts import hidden_lines
 from ci_runner.types import TripwireSite
 
 P, F, E, S = TestOutcome.PASSED, TestOutcome.FAILED, TestOutcome.ERROR, TestOutcome.SKIPPED
@@ -367,10 +368,10 @@ def test_the_failing_python_tripwire_goes_only_where_it_stops_nothing(
     root = tree(tmp_path, {"tests/test_a.py": "", **files})
     assert may_fail(root, pipeline(*runs, **env), "python") is allowed
     planting = plan(root, pipeline(*runs, **env), ())
-    # elsewhere, a pytest line of the steps' own is run again apart, carrying every tripwire
-    # with the one that must fail; a runner behind tox or a script cannot be, and the run
-    # carries the one that must pass only
-    apart = not allowed and not runs[-1].startswith(("tox", "bash"))
+    # elsewhere, a pytest line of the steps' own, or of a script they run, is run again
+    # apart, carrying every tripwire with the one that must fail; a runner behind tox cannot
+    # be, and the run carries the one that must pass only
+    apart = not allowed and not runs[-1].startswith("tox")
     assert (planting.apart is not None) is apart
     sites = planting.apart.sites if planting.apart is not None else planting.sites
     assert sites and all((s.failing is not None) is (allowed or apart) for s in sites)
@@ -415,6 +416,63 @@ def test_a_pytest_line_run_apart_runs_only_its_files_to_their_end(
         tmp_path, pipeline(line), line, ["/w/t_a.py"], ["x"], "/r.xml"
     )
     assert command == expected
+
+
+MAKEFILE = """PYTEST ?= pytest
+.PHONY: test lint unit
+
+lint:
+\tflake8 src
+
+unit:
+\t@echo testing
+\t-PYTHONPATH=src pytest -x -q tests \\
+\t\t--durations=5
+\t$(PYTEST) -x tests/slow
+
+test: lint unit
+"""
+
+
+@pytest.mark.parametrize(
+    ("run", "files", "expected"),
+    [
+        (  # the target's runner lines, its prerequisites' too; none expanding a variable
+            "make test",
+            {"Makefile": MAKEFILE},
+            [(".", "PYTHONPATH=src pytest -x -q tests --durations=5")],
+        ),
+        (
+            "make -C sub PYTEST=py.test unit",
+            {"sub/Makefile": MAKEFILE},
+            [("sub", "PYTHONPATH=src pytest -x -q tests --durations=5")],
+        ),
+        ("make check", {"Makefile": MAKEFILE}, []),  # no such target
+        ("make test", {"Makefile": ".ONESHELL:\ntest:\n\tcd tests\n\tpytest -x\n"}, []),
+        ("make test", {"Makefile": "export X = 1\ntest:\n\tpytest -x\n"}, []),
+        (  # a script's lines until one changes the folder or the environment
+            "bash ci/test.sh",
+            {"ci/test.sh": '#!/bin/sh\nset -eu\npytest -x "$@"\ncd docs\npytest -x\n'},
+            [(".", "set -eu"), (".", "pytest -x")],
+        ),
+        ("bash ci/test.sh --slow", {"ci/test.sh": "pytest -x\n"}, []),  # given arguments
+        ("tox -e py", {"tox.ini": "[testenv]\ncommands = pytest -x\n"}, []),
+    ],
+)
+def test_the_lines_a_make_target_or_a_script_runs_by_themselves(
+    tmp_path: Path, run: str, files: dict[str, str], expected: list[tuple[str, str]]
+) -> None:
+    root = tree(tmp_path, files)
+    assert hidden_lines(root, pipeline(run), run) == expected
+
+
+def test_a_pytest_line_hidden_in_a_make_target_is_run_apart(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"tests/test_a.py": "", "Makefile": MAKEFILE})
+    planting = plan(root, pipeline("make test"), ())
+    assert planting.apart is not None and not planting.sites
+    run = planting.apart.step.run
+    assert "PYTHONPATH=src pytest -q --durations=5 --maxfail=0 --junitxml=" in run, run
+    assert all(s.failing is not None for s in planting.apart.sites)
 
 
 @pytest.mark.parametrize(
