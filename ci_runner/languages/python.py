@@ -82,8 +82,10 @@ _RUNNER = re.compile(
 )
 _RUNNER_WORDS = re.compile(r"py\.?test|\btox\b|\bnox\b|unittest|python|hatch|pdm|poetry|\buv\b")
 _PYTEST_LINE = re.compile(r"py\.?test")
+# as a shell word, or a quoted one of a noxfile's `session.run("pytest", "-x")`
 _PYTEST_FAILFAST = re.compile(
-    r"(?:^|\s)(?:-[A-Za-wyz]*x[A-Za-z]*|--exitfirst|--maxfail|--sw|--stepwise)(?=$|[\s=])"
+    r"(?:^|\s|[\s,(\[][\"'])(?:-[A-Za-wyz]*x[A-Za-z]*|--exitfirst|--maxfail|--sw|--stepwise)"
+    r"(?=$|[\s=\"'])"
 )
 
 

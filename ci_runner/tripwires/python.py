@@ -203,6 +203,81 @@ def _options_kept(words: list[str]) -> list[str]:
     return kept
 
 
+# a tox run, its command and its arguments (`tox -e py311`, `python -m tox run -e lint`)
+_TOX_LINE = re.compile(
+    r"(?P<head>(?:^|[\s;&|(])(?:python\d*(?:\.\d+)?\s+-m\s+)?tox)(?P<args>(?:\s[^;&|\n]*)?)$"
+)
+_TOX_ENV = re.compile(r"^(?:-e|--env)(?:=?(?P<attached>.+))?$")
+_TOX_SUBCOMMAND = frozenset(("r", "run", "p", "run-parallel"))
+_FACTOR = re.compile(r"^[\w.,!-]+:\s+")  # tox's `py311: pytest -x` (a factor-conditional line)
+_POSARGS = re.compile(r"\{posargs(?::[^{}]*)?\}")
+
+
+def _tox_env(args: str, pipeline: Pipeline) -> str | None:
+    """The one tox environment a tox command line runs (`-e NAME`, else TOXENV)."""
+    split = shell_words(args)
+    if split is None or split[1]:
+        return None
+    words, envs = split[0], []
+    for at, word in enumerate(words):
+        if found := _TOX_ENV.match(word):
+            value = found["attached"] or (words[at + 1] if at + 1 < len(words) else "")
+            envs.append(value.lstrip("="))
+        elif word.startswith("-") and word not in ("-q", "-v", "-vv", "-qq", "-r", "--recreate"):
+            return None  # another config, a parallel run, an installer option...
+        elif not word.startswith("-") and at == 0 and word not in _TOX_SUBCOMMAND:
+            return None  # another subcommand (`tox list`)
+    envs = envs or list(pipeline.env_values("TOXENV"))
+    named = [e for e in envs if e]
+    if len(named) != 1 or "," in named[0] or not re.fullmatch(r"[\w.-]+", named[0]):
+        return None
+    return named[0]
+
+
+def _tox_pytest_args(root: Path, folders: Iterable[str], env: str) -> str | None:
+    """The arguments of the last pytest line of the tox environment's `commands` (tox.ini),
+    without its `{posargs}`; None where there is none, or it expands anything else."""
+    for folder in dict.fromkeys(folders):
+        path = root / folder / "tox.ini"
+        if not path.is_file():
+            continue
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(path.read_text(errors="replace"))
+        except (configparser.Error, OSError):
+            return None
+        section = f"testenv:{env}" if parser.has_section(f"testenv:{env}") else "testenv"
+        if not parser.has_option(section, "commands"):
+            return None
+        found = None
+        for command in parser.get(section, "commands").splitlines():
+            if match := PYTEST_LINE.search(_FACTOR.sub("", command.strip())):
+                found = match
+        if found is None:
+            return None
+        args = _POSARGS.sub("", found["args"])
+        return None if re.search(r"[{}$`]", args) else args
+    return None
+
+
+def _tox_apart(
+    root: Path, pipeline: Pipeline, line: str, files: Sequence[str], report: str
+) -> str | None:
+    """`tox exec` in the environment the tox line runs, of its pytest line on `files`: the
+    environment's interpreter, its variables and folder, none of its installs again."""
+    found = _TOX_LINE.search(line)
+    env = _tox_env(found["args"], pipeline) if found is not None else None
+    if found is None or env is None:
+        return None
+    args = _tox_pytest_args(root, ["", *(s.workdir for s in pipeline.steps)], env)
+    split = shell_words(args) if args is not None else None
+    if args is None or split is None or _STEPWISE.search(args):
+        return None
+    words = [*_options_kept(split[0]), "--maxfail=0", f"--junitxml={report}", *files]
+    head = f"{found['head']} exec --skip-pkg-install -e {env} -- python -m pytest"
+    return f"{line[: found.start('head')]}{head} {shlex.join(words)}".strip()
+
+
 def apart_command(
     root: Path,
     pipeline: Pipeline,
@@ -212,14 +287,16 @@ def apart_command(
     report: str,
 ) -> str | None:
     """The pytest line run on `files` alone, every test in them to its end, JUnit to
-    `report` (after the options a configuration or PYTEST_ADDOPTS gives: the last wins)."""
+    `report` (after the options a configuration or PYTEST_ADDOPTS gives: the last wins);
+    a tox line's pytest line in its environment (`_tox_apart`)."""
+    _, addopts = pytest_options(root, (s.workdir for s in pipeline.steps))
+    if any(_STEPWISE.search(text) for text in [addopts, *pipeline.env_values("PYTEST_ADDOPTS")]):
+        return None
     found = PYTEST_LINE.search(line)
     if found is None:
-        return None
-    _, addopts = pytest_options(root, (s.workdir for s in pipeline.steps))
-    given = [addopts, *pipeline.env_values("PYTEST_ADDOPTS"), found["args"]]
+        return _tox_apart(root, pipeline, line, files, report)
     split = shell_words(found["args"])
-    if split is None or any(_STEPWISE.search(text) for text in given):
+    if split is None or _STEPWISE.search(found["args"]):
         return None
     words = [*_options_kept(split[0]), "--maxfail=0", f"--junitxml={report}", *files]
     return f"{line[: found.start('args')].rstrip()} {shlex.join(words)}"

@@ -1,7 +1,8 @@
 """A Python repo shaped like SwingArena's instances, end to end through the CLI: its line
 imports unmodified, the workflow's matrix leg is resolved (`if:` conditions, `sudo apt-get`,
 a `pip install` from PyPI, tox), its environment is built with network, it validates
-offline, and the oracle beats null."""
+offline, and the oracle beats null; its tox pytest stops at the first failure, and the
+rounds are guarded all the same."""
 
 from __future__ import annotations
 
@@ -69,8 +70,11 @@ FILES = {
         '[project]\nname = "calc"\nversion = "0.1"\ndependencies = ["six"]\n\n'
         '[tool.setuptools]\npy-modules = ["calc"]\n'
     ),
-    # tox installs pytest into its own virtualenv: offline, it comes from the wheelhouse
-    "tox.ini": "[tox]\nenv_list = py3.11\n\n[testenv]\ndeps = pytest\ncommands = pytest -q {posargs}\n",
+    # tox installs pytest into its own virtualenv: offline, it comes from the wheelhouse;
+    # its pytest stops at the first failure, so the tripwires run apart (`tox exec`)
+    "tox.ini": (
+        "[tox]\nenv_list = py3.11\n\n[testenv]\ndeps = pytest\ncommands = pytest -x -q {posargs}\n"
+    ),
     "calc.py": (
         "import six\n\n\ndef add(a, b):\n    return a - b\n\n\n"
         "def label(x):\n    return six.text_type(x)\n"
@@ -172,6 +176,7 @@ def test_a_python_task_with_tox_imports_builds_validates_offline_and_plays(
         assert played.returncode == 0, played.stdout + played.stderr
         match = json.loads(played.stdout)
         assert match["result"] == "oracle" and match["score"] == {"oracle": 2, "null": 0}, match
+        assert match["unguarded"] is False, match  # the must-fail tripwire ran in tox's env
         first, second = match["rounds"]
         assert (first["patch_correct"], first["tests_valid"], first["tests_catch"]) == (
             True,

@@ -353,6 +353,7 @@ def test_cpp_gets_no_tripwire(tmp_path: Path) -> None:
         (("pytest",), {"PYTEST_ADDOPTS": "--exitfirst"}, {}, False),
         (("pytest",), {}, {"setup.cfg": "[tool:pytest]\naddopts = -x\n"}, False),
         (("tox -e py",), {}, {"tox.ini": "[testenv]\ncommands = pytest -x {posargs}\n"}, False),
+        (("nox -s tests",), {}, {"noxfile.py": "session.run('pytest', '-x')\n"}, False),
         (("set -ex\npytest",), {}, {}, True),  # -x of the shell, not of pytest
         (("bash ci/run_tests.sh",), {}, {"ci/run_tests.sh": "python -m pytest -q\n"}, True),
         (("bash ci/run_tests.sh",), {}, {"ci/run_tests.sh": "python -m pytest -x\n"}, False),
@@ -368,10 +369,10 @@ def test_the_failing_python_tripwire_goes_only_where_it_stops_nothing(
     root = tree(tmp_path, {"tests/test_a.py": "", **files})
     assert may_fail(root, pipeline(*runs, **env), "python") is allowed
     planting = plan(root, pipeline(*runs, **env), ())
-    # elsewhere, a pytest line of the steps' own, or of a script they run, is run again
-    # apart, carrying every tripwire with the one that must fail; a runner behind tox cannot
-    # be, and the run carries the one that must pass only
-    apart = not allowed and not runs[-1].startswith("tox")
+    # elsewhere, a pytest line of the steps' own, of a script they run or of the tox
+    # environment they run, is run again apart, carrying every tripwire with the one that
+    # must fail; one behind nox cannot be, and the run carries the one that must pass only
+    apart = not allowed and not runs[-1].startswith("nox")
     assert (planting.apart is not None) is apart
     sites = planting.apart.sites if planting.apart is not None else planting.sites
     assert sites and all((s.failing is not None) is (allowed or apart) for s in sites)
@@ -473,6 +474,47 @@ def test_a_pytest_line_hidden_in_a_make_target_is_run_apart(tmp_path: Path) -> N
     run = planting.apart.step.run
     assert "PYTHONPATH=src pytest -q --durations=5 --maxfail=0 --junitxml=" in run, run
     assert all(s.failing is not None for s in planting.apart.sites)
+
+
+TOX_INI = """[tox]
+envlist = py311, lint
+
+[testenv]
+deps = pytest
+commands =
+    py311: python -m pytest -x -q --cov=textkit {posargs:tests}
+
+[testenv:lint]
+commands = flake8
+
+[testenv:odd]
+commands = pytest -x {env:SLOW:}
+"""
+EXEC = "tox exec --skip-pkg-install -e py311 -- python -m pytest -q --cov=textkit"
+APART = "--maxfail=0 --junitxml=/r.xml /w/t_a.py"
+
+
+@pytest.mark.parametrize(
+    ("line", "env", "expected"),
+    [
+        ("tox -e py311", {}, f"{EXEC} {APART}"),
+        ("tox -e py311 -- -k slow", {}, None),  # its own arguments for pytest
+        ("python -m tox run -e py311 -r", {}, f"python -m {EXEC} {APART}"),
+        ("tox", {"TOXENV": "py311"}, f"{EXEC} {APART}"),
+        ("tox", {}, None),  # its whole envlist
+        ("tox -e py311,lint", {}, None),
+        ("tox -e lint", {}, None),  # no pytest line
+        ("tox -e odd", {}, None),  # a substitution
+        ("tox -p -e py311", {}, None),
+    ],
+)
+def test_a_tox_line_runs_its_pytest_line_apart_in_its_environment(
+    tmp_path: Path, line: str, env: dict[str, str], expected: str | None
+) -> None:
+    (tmp_path / "tox.ini").write_text(TOX_INI)
+    steps = pipeline(line, **env)
+    command = python_tripwires.apart_command(tmp_path, steps, line, ["/w/t_a.py"], [], "/r.xml")
+    assert command == expected
 
 
 @pytest.mark.parametrize(
