@@ -106,7 +106,7 @@ def sandbox_labels(client: docker.DockerClient, lifetime_s: float | None = None)
     return labels
 
 
-DISK_POLL_S = 1.0  # how often, at least, a build box's layer is sized (watch_disk)
+DISK_POLL_S = 0.25  # how often, at least, a build box's layer is sized (watch_disk)
 _MIB = 1 << 20
 _DEADLINE_GRACE_S = 120  # past its own lifetime (its cache layer's keeper lives 60 s more)
 _KEEP_ALIVE_EXTRA_S = 120  # a sandbox's keep-alive outlives its run's time by this much
