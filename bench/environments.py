@@ -389,11 +389,10 @@ def _build_all(
             spec.language, environments.toolchain_for(spec)
         )
         state = environments.state(spec)
-        if state is not None and state.built and state.tag is not None:
-            # built before this benchmark (an earlier trial): timed, it would cost nothing
-            subprocess.run(["docker", "rmi", state.tag], capture_output=True, check=False)
-            if environments.images.find_id(state.tag):
-                raise SystemExit(f"{state.tag} exists and cannot be removed: remove it first")
+        # built before this benchmark (an earlier trial): timed, it would cost nothing
+        built = state.tag if state is not None and state.built else None
+        if built is not None and not environments.remove_images([built]):
+            raise SystemExit(f"{built} exists and cannot be removed: remove it first")
         with console.status(f"{how}: building {task.instance_id} ({n + 1}/{len(tasks)})"):
             started = time.perf_counter()
             try:

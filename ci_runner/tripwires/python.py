@@ -82,7 +82,9 @@ def pytest_options(root: Path, config_dirs: Iterable[str]) -> tuple[tuple[str, .
     return DEFAULT_PATTERNS, ""
 
 
-def _ini_options(path: Path, section: str) -> tuple[tuple[str, ...], str] | None:
+def _read_ini(path: Path) -> configparser.ConfigParser | None:
+    """The ini file as written (no interpolation, repeated keys allowed); None where there
+    is none or it cannot be read."""
     if not path.is_file():
         return None
     parser = configparser.ConfigParser(interpolation=None, strict=False)
@@ -90,7 +92,12 @@ def _ini_options(path: Path, section: str) -> tuple[tuple[str, ...], str] | None
         parser.read_string(path.read_text(errors="replace"))
     except (configparser.Error, OSError):
         return None
-    if not parser.has_section(section):
+    return parser
+
+
+def _ini_options(path: Path, section: str) -> tuple[tuple[str, ...], str] | None:
+    parser = _read_ini(path)
+    if parser is None or not parser.has_section(section):
         return None
     patterns = tuple(parser.get(section, "python_files", fallback="").split())
     return patterns or DEFAULT_PATTERNS, parser.get(section, "addopts", fallback="")
@@ -203,6 +210,12 @@ def _options_kept(words: list[str]) -> list[str]:
     return kept
 
 
+def _apart_options(words: list[str], files: Sequence[str], report: str) -> str:
+    """A pytest line's options run apart: on `files` alone, every test to its end, JUnit to
+    `report`."""
+    return shlex.join([*_options_kept(words), "--maxfail=0", f"--junitxml={report}", *files])
+
+
 # a tox run, its command and its arguments (`tox -e py311`, `python -m tox run -e lint`)
 _TOX_LINE = re.compile(
     r"(?P<head>(?:^|[\s;&|(])(?:python\d*(?:\.\d+)?\s+-m\s+)?tox)(?P<args>(?:\s[^;&|\n]*)?)$"
@@ -241,10 +254,8 @@ def _tox_pytest_args(root: Path, folders: Iterable[str], env: str) -> str | None
         path = root / folder / "tox.ini"
         if not path.is_file():
             continue
-        parser = configparser.ConfigParser(interpolation=None, strict=False)
-        try:
-            parser.read_string(path.read_text(errors="replace"))
-        except (configparser.Error, OSError):
+        parser = _read_ini(path)
+        if parser is None:
             return None
         section = f"testenv:{env}" if parser.has_section(f"testenv:{env}") else "testenv"
         if not parser.has_option(section, "commands"):
@@ -273,9 +284,8 @@ def _tox_apart(
     split = shell_words(args) if args is not None else None
     if args is None or split is None or _STEPWISE.search(args):
         return None
-    words = [*_options_kept(split[0]), "--maxfail=0", f"--junitxml={report}", *files]
     head = f"{found['head']} exec --skip-pkg-install -e {env} -- python -m pytest"
-    return f"{line[: found.start('head')]}{head} {shlex.join(words)}".strip()
+    return f"{line[: found.start('head')]}{head} {_apart_options(split[0], files, report)}".strip()
 
 
 def apart_command(
@@ -298,5 +308,4 @@ def apart_command(
     split = shell_words(found["args"])
     if split is None or _STEPWISE.search(found["args"]):
         return None
-    words = [*_options_kept(split[0]), "--maxfail=0", f"--junitxml={report}", *files]
-    return f"{line[: found.start('args')].rstrip()} {shlex.join(words)}"
+    return f"{line[: found.start('args')].rstrip()} {_apart_options(split[0], files, report)}"

@@ -295,6 +295,29 @@ ALLOCATIONS = {  # 3 GiB: in one call, or by glibc, which writes a byte per bloc
 }
 
 
+DISK_LIMIT_MB = 512
+
+
+def _filled(
+    fill: str, docker_client: docker.DockerClient, env_settings: CISettings, make_repo: MakeRepo
+) -> tuple[str, float]:
+    """A build whose setup step runs `fill` under a disk limit of DISK_LIMIT_MB: why it
+    failed, and how many MiB the host's disk lost at most while it ran."""
+    small = env_settings.model_copy(update={"build_disk_mb": DISK_LIMIT_MB})
+    builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
+    repo, commit = make_repo(PYTHON_FILES)
+    pipeline = Pipeline.model_validate(
+        {"setup": [{"name": "fill", "run": fill}], "steps": [_TEST], "report": _REPORT}
+    )
+    with (
+        FreeDisk(_engine_root(docker_client)) as disk,
+        pytest.raises(EnvironmentBuildError, match="setup step 'fill' failed") as failed,
+    ):
+        builder.ensure(_spec(repo, commit, pipeline))
+    remove_built_images(docker_client, small)
+    return str(failed.value), (disk.before - disk.least) / 2**20
+
+
 @pytest.mark.parametrize("how", list(ALLOCATIONS))
 def test_a_setup_step_allocating_past_the_builds_disk_limit_never_takes_the_disk(
     how: str, docker_client: docker.DockerClient, env_settings: CISettings, make_repo: MakeRepo
@@ -303,25 +326,10 @@ def test_a_setup_step_allocating_past_the_builds_disk_limit_never_takes_the_disk
     any watch could ask: the build box's seccomp profile says the call is not supported, so
     fallocate(1) fails saying so, and glibc's posix_fallocate writes the blocks, which the
     watch sees."""
-    limit_mb = 512
-    small = env_settings.model_copy(update={"build_disk_mb": limit_mb})
-    builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
-    repo, commit = make_repo(PYTHON_FILES)
-    fill = ALLOCATIONS[how]
-    pipeline = Pipeline.model_validate(
-        {"setup": [{"name": "fill", "run": fill}], "steps": [_TEST], "report": _REPORT}
-    )
-    with (
-        FreeDisk(_engine_root(docker_client)) as disk,
-        pytest.raises(EnvironmentBuildError, match="setup step 'fill' failed") as failed,
-    ):
-        builder.ensure(_spec(repo, commit, pipeline))
-    said = str(failed.value)
+    said, drop_mb = _filled(ALLOCATIONS[how], docker_client, env_settings, make_repo)
     assert "ALLOCATED" not in said, said[-600:]
     assert ("not supported" if how == "fallocate" else "disk limit of 512 MiB") in said, said
-    drop_mb = (disk.before - disk.least) / 2**20
-    assert drop_mb < limit_mb + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
-    remove_built_images(docker_client, small)
+    assert drop_mb < DISK_LIMIT_MB + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
 
 
 def test_a_setup_step_writing_past_the_builds_disk_limit_is_killed(
@@ -329,29 +337,15 @@ def test_a_setup_step_writing_past_the_builds_disk_limit_is_killed(
 ) -> None:
     """A setup step wrote 3 GiB into the build box's own layer, unbounded: the engine is
     asked what the layer holds, and the box is killed past ARENA_BUILD_DISK_MB."""
-    limit_mb = 512
-    small = env_settings.model_copy(update={"build_disk_mb": limit_mb})
-    builder = EnvironmentBuilder(ImageBuilder(DockerProvider(small, docker_client), small))
-    repo, commit = make_repo(PYTHON_FILES)
     fill = (  # 3 GiB in chunks of 64 MiB, each said once written
         "for i in $(seq 48); do dd if=/dev/urandom bs=1M count=64 status=none >> /var/fill; "
         'echo "wrote $(( i * 64 )) MiB"; done'
     )
-    pipeline = Pipeline.model_validate(
-        {"setup": [{"name": "fill", "run": fill}], "steps": [_TEST], "report": _REPORT}
-    )
-    with (
-        FreeDisk(_engine_root(docker_client)) as disk,
-        pytest.raises(EnvironmentBuildError, match="setup step 'fill' failed") as failed,
-    ):
-        builder.ensure(_spec(repo, commit, pipeline))
-    said = str(failed.value)
-    assert f"killed: the build's disk limit of {limit_mb} MiB" in said, said[-600:]
+    said, drop_mb = _filled(fill, docker_client, env_settings, make_repo)
+    assert f"killed: the build's disk limit of {DISK_LIMIT_MB} MiB" in said, said[-600:]
     wrote = [int(line.split()[1]) for line in said.splitlines() if line.startswith("wrote ")]
-    # asked at least every quarter second: killed well before its 3 GiB (the layer holds what the
-    # build wrote before the step too, so under load the kill may come before the first
-    # chunk is said: the host's disk below bounds it then)
-    assert not wrote or wrote[-1] < limit_mb + 1024, wrote[-3:]
-    drop_mb = (disk.before - disk.least) / 2**20
-    assert drop_mb < limit_mb + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
-    remove_built_images(docker_client, small)
+    # asked at least every quarter second: killed well before its 3 GiB (the layer holds
+    # what the build wrote before the step too, so under load the kill may come before the
+    # first chunk is said: the host's disk below bounds it then)
+    assert not wrote or wrote[-1] < DISK_LIMIT_MB + 1024, wrote[-3:]
+    assert drop_mb < DISK_LIMIT_MB + 1024, f"the host's disk lost {drop_mb:.0f} MiB"
