@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+import ci_runner
 from arena.languages import task_profile
 from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIStatus, Limits
@@ -24,22 +25,18 @@ from ci_runner import CIRequest, CIResult, CIStatus, Limits
 if TYPE_CHECKING:
     from ci_runner import CIRunner, EnvironmentSpec, ImageBuilder
 
-# bump when what a run reports for the same tree changes (C++ binaries split into their cases,
-# `forged`, tripwires, ctest names with spaces, the unseen tests decided by the invocation
-# run apart): every kept result is then recomputed once
-RESULT_RULES = 6
-
 
 def run_key(request: CIRequest, image_id: str, replica: int, round_key: int | None = None) -> str:
     """The content hash of a run: repo, commit, pipeline, image id, limits, diffs, replica,
     and the round it belongs to when it is a round's (`round_key`).
 
-    Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes; and
-    by RESULT_RULES, so a result read by older rules (test ids, forged reports, tripwires) is
-    not reused. A round's runs are its own: two rounds given the same answers (a replayed or
-    deterministic model) would otherwise share every run, and a flaky test's one lucky draw
-    on a second run would decide every such round (swing-protocol.md: no run is reused as
-    another's second run); the same round judged again keys alike and reads its runs."""
+    Keyed by the image's id, not its name: a rebuilt image under the same tag recomputes;
+    and by `ci_runner.RESULT_RULES`, so a result read by older rules (test ids, forged
+    reports, tripwires) is not reused. A round's runs are its own: two rounds given the
+    same answers (a replayed or deterministic model) would otherwise share every run, and a
+    flaky test's one lucky draw on a second run would decide every such round
+    (swing-protocol.md: no run is reused as another's second run); the same round judged
+    again keys alike and reads its runs."""
     dumped = request.model_dump(mode="json")
     if request.twin_seed is None:  # a run without twins keys as it did before twins existed
         dumped.pop("twin_seed", None)
@@ -49,7 +46,7 @@ def run_key(request: CIRequest, image_id: str, replica: int, round_key: int | No
         "request": dumped,
         "image_id": image_id,
         "replica": replica,
-        "rules": RESULT_RULES,
+        "rules": ci_runner.RESULT_RULES,
     }
     if round_key is not None:  # other runs (validation, the reference run) key as before
         keyed["round"] = round_key
@@ -81,7 +78,7 @@ def environment_spec(task: Task) -> EnvironmentSpec:
 
 @dataclass(frozen=True)
 class Twins:
-    """Twins to plant in a run (ci_runner.tripwires.twins): of the tests in the diffs at
+    """Twins to plant in a run (ci_runner.languages.twins): of the tests in the diffs at
     indexes `of` (those the code under test has never seen), chosen by `seed`, which gives
     the same twins on the same tests in every run that names it. Without a seed no twin is
     planted, and the tests of `of` are still the unseen ones: a pipeline whose tripwires run

@@ -40,7 +40,7 @@ from arena.retrieval import RepoIndex, pack_context
 from arena.source_reading import program_reading_tests
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError, TaskKind, Validation
-from arena.tasks.validation import MAX_LEGS_TRIED, choose_leg
+from arena.validation import MAX_LEGS_TRIED, choose_leg
 from arena.vocabulary import CONTEXT_BUDGET_TOKENS
 from ci_runner import CIResult, SandboxError, Workspaces, expected_sites
 

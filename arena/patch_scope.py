@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 
+from arena.hunks import FilePatch, Hunk, split_diff
+from arena.languages.syntax import first_line, last_line, parse, text
 from arena.ownership.changes import apply_file, file_changes, file_paths
-from arena.ownership.syntax import first_line, last_line, parse, text
-from arena.players.hunks import FilePatch, Hunk, split_diff
 from arena.unified import unified_diff
 from ci_runner import PatchError, normalize_diff
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from arena.edits import ReadFile
+from arena.hunks import split_diff
 from arena.ownership import base_test_ids, owned_test_ids
 from arena.ownership.changes import file_paths
-from arena.players.hunks import split_diff
 from arena.tasks.schema import Validation
-from arena.tasks.validation import FAILING
+from arena.validation import FAILING
 from ci_runner import CIResult, CIStatus, TestOutcome, missing_tripwire
 
 NO_TRIPWIRES: Mapping[str, str] = {}

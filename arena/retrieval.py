@@ -19,7 +19,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from arena.players.base import Role
+from arena.vocabulary import Role
 
 SOURCE_SUFFIXES = (
     ".py",

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from arena.ownership.cases import ReadFile, TestCase, innermost
+from arena.hunks import split_diff
+from arena.languages.cases import ReadFile, TestCase, innermost
 from arena.ownership.changes import file_changes
 from arena.ownership.owners import file_cases
-from arena.players.hunks import split_diff
 
 _SOURCE_EXT = r"\.(?:py|pyi|go|rs|c|cc|cpp|cxx|h|hh|hpp|hxx|js|ts|tsx|jsx|java)\b"
 # calls that read a file's bytes, per language

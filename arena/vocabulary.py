@@ -1,7 +1,8 @@
 """The names the store, the API, the workers and the command line share, in one place.
 
 A tournament's and a match's statuses (as the store's CHECK constraints name them), the
-queues and the Celery task names both sides of the service use, and the kinds of model.
+queues and the Celery task names both sides of the service use, the kinds of model, and
+the two roles of a round.
 A plain string for any of them must not cross a package boundary: each side names them
 from here. Only `enum` is imported, so importing this costs nothing.
 """
@@ -65,3 +66,10 @@ class ModelKind(StrEnum):
     OPENAI = "openai"
     REPLAY = "replay"
     BASELINE = "baseline"
+
+
+# which side of a round a model plays (swing-protocol.md; no docstring: the API's schema
+# shows the enum as it is)
+class Role(StrEnum):
+    SUBMITTER = "submitter"
+    REVIEWER = "reviewer"

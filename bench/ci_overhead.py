@@ -43,11 +43,16 @@ from arena.tasks import Task
 from arena.tasks.demo import demo_tasks
 from arena.tasks.pipelines import with_pipeline
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus
-from ci_runner.engine import connect
 from ci_runner.images import ImageBuilder
 from ci_runner.patches import apply_diffs
-from ci_runner.sandbox.docker import SANDBOX_CPU_SHARES, engine_cpus, sandbox_cpus, sandbox_uid
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.engine import connect
+from ci_runner.providers.docker.provider import DockerProvider
+from ci_runner.providers.docker.sandbox import (
+    SANDBOX_CPU_SHARES,
+    engine_cpus,
+    sandbox_cpus,
+    sandbox_uid,
+)
 from ci_runner.workspace import Workspaces
 
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -50,7 +50,6 @@ from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Task, TaskError
 from bench.ci_overhead import hand_to_uid
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
-from ci_runner.engine import connect
 from ci_runner.environments import (
     EnvironmentBuilder,
     EnvironmentBuildError,
@@ -59,8 +58,9 @@ from ci_runner.environments import (
 )
 from ci_runner.git_mirrors import GitMirrors
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker import sandbox_uid
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.engine import connect
+from ci_runner.providers.docker.provider import DockerProvider
+from ci_runner.providers.docker.sandbox import sandbox_uid
 from ci_runner.sandbox.image_store import ImageStore
 from ci_runner.services import ServiceImages, kind_of, service_port
 from ci_runner.workspace import Workspaces

@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ci_runner.sandbox.docker import LABEL  # noqa: E402
+from ci_runner.providers.docker.sandbox import LABEL  # noqa: E402
 from tests.arena.scripted_server import Reply, scripted_server  # noqa: E402
 from tests.servers import postgres_server, redis_server  # noqa: E402
 from tests.workers.conftest import ARENA, tasks_file  # noqa: E402

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ci_runner.toolchains import request_files, toolchain_choice
     from ci_runner.tripwires import expected_sites, missing_tripwire
     from ci_runner.types import (
+        RESULT_RULES,
         CIRequest,
         CIResult,
         CIStatus,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from ci_runner.workspace import Workspaces
 
 _HOMES = {
+    "RESULT_RULES": "ci_runner.types",
     "ANY_JOB": "ci_runner.workflows.legs",
     "CommitMissing": "ci_runner.errors",
     "DerivedJobs": "ci_runner.workflows",
@@ -114,6 +116,7 @@ _HOMES = {
 __all__ = [
     "ANY_JOB",
     "LIMITS_HINT",
+    "RESULT_RULES",
     "CIError",
     "CIRequest",
     "CIResult",

@@ -92,7 +92,7 @@ _CA_VARIABLES = (
 )
 
 # CI runs from an environment image mount at CACHE_DIR an overlay over the image's own layer,
-# bounded by a tmpfs (ci_runner.sandbox.cache_layer), and keep a read-only root; the image
+# bounded by a tmpfs (ci_runner.providers.docker.cache_layer), and keep a read-only root; the image
 # leaves the sandbox user nothing else to write all the same (runs mount tmpfs on /tmp, the
 # workspace and HOME). CACHE_DIR must be in the committed layer itself: `_clean` chowns it
 _ONLY_CACHE_WRITABLE = """find / -xdev -perm -0002 -not -type l -not -path /tmp \\

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 # an environment image (ci_runner.environments) carries this label: its warm caches sit in its
 # own, top layer at ENV_CACHE_DIR, and its sandboxes mount there a bounded overlay over that
-# layer (ci_runner.sandbox.cache_layer) instead of copying the caches into a volume every run
+# layer (ci_runner.providers.docker.cache_layer) instead of copying the caches into a volume
+# every run
 ENV_IMAGE_LABEL = "arena.env"
 # how many of an environment image's top layers hold its caches: 1 built whole, 2 built on a
 # repository layer (ci_runner.environments); a run's cache layer lies over all of them

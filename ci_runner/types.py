@@ -61,7 +61,7 @@ class CIRequest(BaseModel):
     unseen_tests: tuple[int, ...] = Field(
         default=(),
         description="indexes of `diffs` whose tests the code under test has never seen (the "
-        "gold tests, a reviewer's): the runner plants twins of them (ci_runner.tripwires.twins)",
+        "gold tests, a reviewer's): the runner plants twins of them (ci_runner.languages.twins)",
     )
     twin_seed: int | None = Field(
         default=None,
@@ -143,7 +143,7 @@ class TripwireSite(BaseModel):
 
 class TwinResult(BaseModel):
     """A twin the runner planted (a copy of a test the code had never seen, expecting
-    another value: ci_runner.tripwires.twins) and its original, as the run reported them."""
+    another value: ci_runner.languages.twins) and its original, as the run reported them."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -151,6 +151,13 @@ class TwinResult(BaseModel):
     twin: str = Field(description="the twin's id; never in `tests`")
     outcome: TestOutcome | None = Field(description="the original's outcome; None: missing")
     twin_outcome: TestOutcome
+
+
+# how a run is read, as a version: bump when what a run reports for the same tree changes
+# (C++ binaries split into their cases, `forged`, tripwires, ctest names with spaces, the
+# unseen tests decided by the invocation run apart): every kept result is then recomputed
+# once (the run key and a task's fingerprint hold it)
+RESULT_RULES = 6
 
 
 class CIResult(BaseModel):

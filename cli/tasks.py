@@ -459,7 +459,7 @@ def validate(
 ) -> None:
     """Run each task's gold tests with and without its gold patch: FAIL_TO_PASS, PASS_TO_PASS."""
     from arena.runtime import open_runtime
-    from arena.tasks.validation import ValidationIncomplete, choose_leg
+    from arena.validation import ValidationIncomplete, choose_leg
 
     with exit_on_errors(), open_runtime(CISettings()) as runtime:
         found = only(load_tasks(tasks, runtime.settings.cache_dir, runtime.workspaces), only_ids)

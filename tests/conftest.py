@@ -15,10 +15,10 @@ import pytest
 
 from arena.tasks.gitrepo import commit_directory
 from ci_runner import CIRunner, CISettings
-from ci_runner.engine import connect
 from ci_runner.images import LANGUAGES, ImageBuilder
-from ci_runner.sandbox.docker import LABEL
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.engine import connect
+from ci_runner.providers.docker.provider import DockerProvider
+from ci_runner.providers.docker.sandbox import LABEL
 from tests.servers import Postgres, postgres_server
 
 MakeRepo = Callable[[dict[str, str]], tuple[str, str]]
@@ -46,7 +46,7 @@ def _compose_beside_the_rest(items: list[pytest.Item]) -> None:
     (test_cache_layer) met their sandboxes: it now tells leaks from other processes' layers.
     The load of the stack beside them once turned the rust real-shaped match into a tie: the
     engine reordered a step's stdout and stderr, which broke libtest's lines; a step's log is
-    now one stream in the container (ci_runner/sandbox/docker.py)."""
+    now one stream in the container (ci_runner/providers/docker/sandbox.py)."""
     for item in items:
         if item.get_closest_marker("docker") is None:
             continue

@@ -110,11 +110,11 @@ def test_the_vocabulary_imports_nothing_but_enum() -> None:
 
 DOCKER = (
     "docker",
-    "ci_runner.engine",
-    "ci_runner.sandbox.docker",
-    "ci_runner.sandbox.docker_images",
-    "ci_runner.sandbox.docker_provider",
-    "ci_runner.sandbox.docker_services",
+    "ci_runner.providers.docker.engine",
+    "ci_runner.providers.docker.sandbox",
+    "ci_runner.providers.docker.images",
+    "ci_runner.providers.docker.provider",
+    "ci_runner.providers.docker.services",
     "ci_runner.sandbox.DockerSandbox",
     "ci_runner.sandbox.sweep_orphans",
 )
@@ -125,7 +125,7 @@ def test_only_the_docker_provider_names_docker() -> None:
     through the provider's interfaces (ci_runner.sandbox.provider, .image_store); only the
     Docker provider's own modules and the engine connection import the Docker SDK (the
     registry names providers by where they live), so a second provider touches none of them."""
-    above = _imports("ci_runner", skip=("ci_runner/sandbox/", "ci_runner/engine.py"))
+    above = _imports("ci_runner", skip=("ci_runner/providers/docker/",))
     assert _offenders(above, DOCKER) == {}
 
 

@@ -44,7 +44,7 @@ from arena.store.tournaments import (
     unfinished_matches,
 )
 from arena.tasks.pipelines import with_pipeline
-from arena.tasks.validation import choose_leg
+from arena.validation import choose_leg
 from arena.vocabulary import OPEN_MATCH, MatchStatus, Queue, TaskName
 from workers.app import app
 from workers.plan import Step, next_steps, prepare_step

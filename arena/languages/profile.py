@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ci_runner import LanguageProfile, profile_of
 
 if TYPE_CHECKING:  # the ownership package asks this registry for its finders
-    from arena.ownership.cases import CaseFinder
+    from arena.languages.cases import CaseFinder
 
 
 # the languages a task can be in: each has a profile in arena.languages (no docstring: the

@@ -1,10 +1,153 @@
 """Python tasks: `.py` sources, pytest ids, requirements a gold patch adds."""
 
-import tree_sitter_python
+from __future__ import annotations
 
+import posixpath
+import re
+from functools import partial
+
+import tree_sitter_python
+from packaging.requirements import InvalidRequirement, Requirement
+from tree_sitter import Node
+
+from arena.languages.cases import ReadFile, TestCase
 from arena.languages.profile import Language, TaskProfile
-from arena.ownership.python import python_cases
-from arena.tasks.requirements import added_requirements
+from arena.languages.syntax import first_line, last_line, parse, text
+
+
+def split_pytest_id(test_id: str) -> tuple[str, str] | None:
+    """(dotted module and classes, function name) of a pytest id in either form."""
+    base = test_id.partition("[")[0]
+    parts = base.split("::")
+    if len(parts) < 2:
+        return None
+    head = parts[0]
+    if head.endswith(".py"):  # a node id: tests/test_x.py::TestC::test_m
+        return ".".join([head[:-3].replace("/", "."), *parts[1:-1]]), parts[-1]
+    return ".".join(parts[:-1]), parts[-1]
+
+
+def _owns(module: tuple[str, ...], classes: tuple[str, ...], name: str, test_id: str) -> bool:
+    split = split_pytest_id(test_id)
+    if split is None or split[1] != name:
+        return False
+    return any(split[0] == ".".join(module[k:] + classes) for k in range(len(module)))
+
+
+def _walk(
+    node: Node, module: tuple[str, ...], classes: tuple[str, ...], out: list[TestCase]
+) -> None:
+    for child in node.named_children:
+        target = (
+            child.child_by_field_name("definition")
+            if child.type == "decorated_definition"
+            else child
+        )
+        if target is None:
+            continue
+        name = text(target.child_by_field_name("name"))
+        if target.type == "class_definition":
+            body = target.child_by_field_name("body")
+            if body is not None:
+                _walk(body, module, (*classes, name), out)
+        elif target.type == "function_definition":
+            label = "::".join((*classes, name))
+            out.append(
+                TestCase(
+                    label,
+                    first_line(child),
+                    last_line(child),
+                    partial(_owns, module, classes, name),
+                )
+            )
+
+
+def python_cases(path: str, source: str, read_file: ReadFile) -> list[TestCase]:
+    stem = posixpath.splitext(path)[0]
+    module = tuple(part for part in stem.split("/") if part)
+    cases: list[TestCase] = []
+    _walk(parse("python", source), module, (), cases)
+    return cases
+
+
+_FILE = re.compile(r"^diff --git a/\S+ b/(?P<path>\S+)$")
+_SECTION = re.compile(r"^\s*\[(?P<name>[^\]]+)\]")
+_QUOTED = re.compile(r""""([^"]+)"|'([^']+)'""")
+_POETRY_ITEM = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*=")
+_REQUIREMENT_FILE = re.compile(
+    r"(?:^|/)(?:[^/]*(?:requirements|constraints)[^/]*|requirements/[^/]+)\.(?:txt|in)$"
+)
+
+
+def _requirement(text: str) -> str | None:
+    text = text.strip().rstrip(",").strip()
+    if not text or text.startswith(("-", "#", "[")) or "://" in text:
+        return None
+    try:
+        parsed = Requirement(text)
+    except InvalidRequirement:
+        return None
+    return str(parsed)
+
+
+def _in_dependencies(path: str, section: str, line: str) -> bool:
+    name = section.lower()
+    if path.endswith("pyproject.toml"):
+        return "dependencies" in name or name in ("project", "build-system")
+    if path.endswith("setup.cfg"):
+        return name in ("options", "options.extras_require")
+    if path.endswith("tox.ini"):
+        return name.startswith("testenv")
+    return path.endswith("setup.py")
+
+
+def _added(path: str, section: str, line: str) -> list[str]:
+    if _REQUIREMENT_FILE.search(path):
+        found = _requirement(line.split(" #", 1)[0])
+        return [found] if found else []
+    if not _in_dependencies(path, section, line):
+        return []
+    if path.endswith("pyproject.toml") and "poetry" in section.lower():
+        item = _POETRY_ITEM.match(line)
+        if item and item["name"].lower() != "python":
+            return [item["name"]]
+        return []
+    if path.endswith(("pyproject.toml", "setup.py")):
+        quoted = [a or b for a, b in _QUOTED.findall(line)]
+        return [r for q in quoted if (r := _requirement(q))]
+    if "=" in line and not _requirement(line):  # `key = value`: only the dependency keys
+        key, _, line = line.partition("=")
+        wanted = ("deps", "install_requires", "tests_require")
+        if key.strip() not in wanted and section.lower() != "options.extras_require":
+            return []
+    found = _requirement(line)
+    return [found] if found else []
+
+
+def added_requirements(diff: str) -> tuple[str, ...]:
+    """Requirements on the diff's added lines of dependency lists, in order, once each."""
+    found: dict[str, None] = {}
+    path, section = "", ""
+    for line in diff.splitlines():
+        if (header := _FILE.match(line)) is not None:
+            path, section = header["path"], ""
+            continue
+        if line.startswith("@@"):
+            context = line.split("@@", 2)[-1]
+            if (named := _SECTION.match(context)) is not None:
+                section = named["name"]
+            continue
+        if line.startswith(("+++", "---")) or not path:
+            continue
+        body = line[1:]
+        if (named := _SECTION.match(body)) is not None and line[:1] in (" ", "+"):
+            section = named["name"]
+            continue
+        if line.startswith("+"):
+            for requirement in _added(path, section, body):
+                found.setdefault(requirement)
+    return tuple(found)
+
 
 PROFILE = TaskProfile(
     language=Language.PYTHON,

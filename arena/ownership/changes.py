@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
-from arena.ownership.cases import ReadFile
-from arena.players.hunks import FilePatch, Hunk, split_diff
+from arena.hunks import FilePatch, Hunk, split_diff
+from arena.languages.cases import ReadFile
 from ci_runner import PatchError, normalize_diff
 
 _MAX_FUZZ = 2

@@ -6,7 +6,7 @@ import posixpath
 from collections.abc import Iterable
 
 from arena.languages import profiles
-from arena.ownership.cases import CaseFinder, ReadFile, TestCase, innermost
+from arena.languages.cases import CaseFinder, ReadFile, TestCase, innermost
 from arena.ownership.changes import file_changes
 
 

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
 from arena.edits import EditError, ReadFile, answer_to_diff
 from arena.tasks.schema import Task
-
-
-class Role(StrEnum):
-    SUBMITTER = "submitter"
-    REVIEWER = "reviewer"
+from arena.vocabulary import Role as Role  # the players' name for it too
 
 
 class ModelError(RuntimeError):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from arena.players.base import Answer, Player, TaskContext
-from arena.players.hunks import (
+from arena.hunks import (
     FilePatch,
     first_added_block,
     join_diff,
     keep_first_hunks,
     split_diff,
 )
+from arena.players.base import Answer, Player, TaskContext
 
 
 def _diff_answer(diff: str) -> Answer:

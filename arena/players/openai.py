@@ -32,7 +32,7 @@ from arena.players.base import (
     TaskContext,
     parsed_answer,
 )
-from arena.prompting import render_prompt
+from arena.players.prompting import render_prompt
 from arena.scrub import KnownSecrets
 from arena.settings import DEFAULT_MAX_ANSWER_BYTES
 from arena.vocabulary import ModelKind

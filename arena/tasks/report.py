@@ -114,7 +114,7 @@ _UNSUPPORTED = (
     ("macos", NOT_OS),
     ("docker", NEEDS_DOCKER),
 )
-# validation verdicts (arena.tasks.validation), by how their text starts or what it says
+# validation verdicts (arena.validation), by how their text starts or what it says
 _VERDICTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), category)
     for pattern, category in (

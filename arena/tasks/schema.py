@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+import ci_runner
 from arena.languages import Language as Language
 from arena.languages import language_named
 from arena.tasks.json_records import JsonRecordError, load_json
@@ -354,8 +355,6 @@ class Task(BaseModel):
         """Changes whenever anything that decides a verdict on this task changes, the rules
         included (VALIDATION_RULES, and RESULT_RULES: how a run's log and reports are read),
         so a stored verdict never outlives them."""
-        from arena.ci import RESULT_RULES  # imported here: arena.ci imports this module
-
         decisive = self.model_dump(
             mode="json",
             include={
@@ -370,7 +369,7 @@ class Task(BaseModel):
             },
         )
         decisive["validation_rules"] = VALIDATION_RULES
-        decisive["result_rules"] = RESULT_RULES
+        decisive["result_rules"] = ci_runner.RESULT_RULES
         return hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from arena.players.hunks import split_diff
+from arena.hunks import split_diff
 from arena.retrieval import is_test_path
 
 # a definition on an added line: a function (Python, Go with its receiver, Rust, C and C++

@@ -12,9 +12,10 @@ from ci_runner.languages.toolchain import ToolchainChoice, ToolchainRequest
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
 
 if TYPE_CHECKING:  # the layers that apply a profile import it; it names their types only
-    from ci_runner.tripwires.sites import Site
-    from ci_runner.tripwires.twins import TwinForm
-    from ci_runner.workflows.reporting import Reporting
+    from ci_runner.languages.reporting import Reporting
+    from ci_runner.languages.scope import ScopeRule
+    from ci_runner.languages.sites import Site
+    from ci_runner.languages.twins import TwinForm
 
 ReadFile = Callable[[str], "str | None"]
 # where a command starts and ends, around a test runner's pattern
@@ -126,6 +127,8 @@ class LanguageProfile:
     runner_words: re.Pattern[str]  # a test runner of the language, in a step's command
     matrix_keys: tuple[str, ...]  # matrix keys that name the toolchain's version
     report_rule: ReportRule
+    # how the scope of its runner lines is read (which gold tests a leg reaches): none read
+    scope_rules: tuple[ScopeRule, ...]
     # disk estimates (ci_runner.environments): typical own size of the language's image over
     # its suite's base, and of an environment image's own layer (a cargo target dir or a C++
     # build tree dominates, a Go module cache or a virtualenv is smaller), as measured here

@@ -1,4 +1,5 @@
-"""Where untrusted pipeline steps run: one abstract interface, a Docker provider beside it.
+"""Where untrusted pipeline steps run: the interface every provider gives (`ci_runner.providers`
+names them; Docker's is `ci_runner.providers.docker`).
 
 The names below load on first use (`ci_runner.lazy`): the interface (`ci_runner.sandbox.base`)
 must not load a provider's SDK, so a second provider (Kubernetes, a remote engine) can be
@@ -19,12 +20,10 @@ if TYPE_CHECKING:
         SandboxFileError,
         SandboxLost,
     )
-    from ci_runner.sandbox.docker import DockerSandbox, sweep_orphans
     from ci_runner.sandbox.limits import OutputBuffer
     from ci_runner.stops import StopCause
 
 _HOMES = {
-    "DockerSandbox": "ci_runner.sandbox.docker",
     "ExecResult": "ci_runner.sandbox.base",
     "OutputBuffer": "ci_runner.sandbox.limits",
     "Sandbox": "ci_runner.sandbox.base",
@@ -32,11 +31,9 @@ _HOMES = {
     "SandboxFileError": "ci_runner.sandbox.base",
     "SandboxLost": "ci_runner.sandbox.base",
     "StopCause": "ci_runner.stops",
-    "sweep_orphans": "ci_runner.sandbox.docker",
 }
 
 __all__ = [
-    "DockerSandbox",
     "ExecResult",
     "OutputBuffer",
     "Sandbox",
@@ -44,7 +41,6 @@ __all__ = [
     "SandboxFileError",
     "SandboxLost",
     "StopCause",
-    "sweep_orphans",
 ]
 
 __getattr__ = lazy_attributes(__name__, _HOMES)

@@ -32,8 +32,8 @@ language's form and placement), `twins` and the languages' `*_twins` (twins of u
 written), `verdict` (the report read against them).
 """
 
+from ci_runner.languages.twins import read_twins
 from ci_runner.tripwires.plan import Planting, plan, twin_forms, write
-from ci_runner.tripwires.twins import read_twins
 from ci_runner.tripwires.verdict import (
     TripwireIndex,
     decided_apart,

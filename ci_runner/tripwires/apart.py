@@ -26,10 +26,11 @@ from pathlib import Path
 
 from ci_runner.image_layout import WORKSPACE
 from ci_runner.languages import TripwireForm
+from ci_runner.languages.shell import logical_lines
+from ci_runner.languages.sites import Site
+from ci_runner.languages.twins import Twin, added_lines
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
-from ci_runner.tripwires.sites import Site
-from ci_runner.tripwires.twins import Twin, added_lines
-from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
+from ci_runner.workflows.commands import TEST_RUNNERS
 
 STEP_NAME = "arena: the must-fail tripwires, run apart"
 REPORT_FILE = "arena-tripwires-apart.xml"  # in the workspace, beside the run's own report

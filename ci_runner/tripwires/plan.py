@@ -33,6 +33,9 @@ from pathlib import Path
 
 from ci_runner.errors import PatchError, WorkspaceError
 from ci_runner.languages import TripwireForm, profiles
+from ci_runner.languages.shell import logical_lines
+from ci_runner.languages.sites import Site, plain_dir, plain_file
+from ci_runner.languages.twins import MAX_TWINS, Twin, TwinForm, plant_twins
 from ci_runner.patches import parse_diff
 from ci_runner.pipeline import Pipeline, Step
 from ci_runner.tripwires.apart import (
@@ -43,9 +46,7 @@ from ci_runner.tripwires.apart import (
     unseen_tests,
 )
 from ci_runner.tripwires.scripts import hidden_lines, script_lines
-from ci_runner.tripwires.sites import Site, plain_dir, plain_file
-from ci_runner.tripwires.twins import MAX_TWINS, Twin, TwinForm, plant_twins
-from ci_runner.workflows.commands import TEST_RUNNERS, logical_lines
+from ci_runner.workflows.commands import TEST_RUNNERS
 
 _CHAINED = re.compile(r"&&|;")
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ci_runner.languages.shell import logical_lines
+from ci_runner.languages.sites import plain_file
 from ci_runner.pipeline import Pipeline
-from ci_runner.tripwires.sites import plain_file
-from ci_runner.workflows.commands import logical_lines, runner_lines
+from ci_runner.workflows.commands import runner_lines
 
 TASK_FILES = ("tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile")
 MAX_SCRIPT_BYTES = 256 * 1024

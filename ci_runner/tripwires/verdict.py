@@ -26,10 +26,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ci_runner.languages.sites import TOKEN_CHARS, Site
+from ci_runner.languages.twins import read_twins
 from ci_runner.tripwires.apart import Apart, run_apart
 from ci_runner.tripwires.plan import Planting, twin_forms
-from ci_runner.tripwires.sites import TOKEN_CHARS, Site
-from ci_runner.tripwires.twins import read_twins
 from ci_runner.types import CIResult, StepResult, TestOutcome, TripwireSite, TwinResult
 
 _RUN = re.compile(rf"[a-z0-9]{{{TOKEN_CHARS - 1},}}")

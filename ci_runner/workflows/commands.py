@@ -12,18 +12,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ci_runner.languages.rust.scope import CARGO_BEFORE_SUBCOMMAND
+from ci_runner.languages.shell import line_groups, logical_lines
 from ci_runner.workflows.brew import brew_as_apt
 from ci_runner.workflows.magefiles import MAGEFILES, mage_recipes
 
 ReadFile = Callable[[str], "str | None"]
-
-MAX_LINE = 4096
-
-# `cargo` up to its subcommand: a toolchain, and cargo's own options before the subcommand
-# (`cargo +stable -Z build-std test`, `cargo --locked test`)
-CARGO_BEFORE_SUBCOMMAND = (
-    r"cargo\s+(?:\+\S+\s+)?(?:(?:-Z\s*|--config\s+|-C\s+)\S+\s+|--?[\w-]+\s+)*"
-)
 
 TEST_RUNNERS = re.compile(
     r"(?:^|[\s;&|(`'\"/])(?:"
@@ -124,27 +118,6 @@ def uses_conda(script: str) -> bool:
     return _CONDA.search("\n".join(logical_lines(script))) is not None
 
 
-def _line_groups(script: str) -> list[tuple[int, str]]:
-    """(index of the raw line after it, logical line) for each shell line, continuations joined."""
-    groups: list[tuple[int, str]] = []
-    pending: list[str] = []
-    raw_lines = script.splitlines()
-    for index, raw in enumerate(raw_lines):
-        line = raw[:MAX_LINE].rstrip()
-        if line.endswith("\\") and index + 1 < len(raw_lines):
-            pending.append(line[:-1])
-            continue
-        pending.append(line.removesuffix("\\"))
-        groups.append((index + 1, " ".join(p.strip() for p in pending).strip()[:MAX_LINE]))
-        pending = []
-    return groups
-
-
-def logical_lines(script: str) -> list[str]:
-    """Shell lines with backslash continuations joined, stripped, each capped at MAX_LINE."""
-    return [line for _, line in _line_groups(script) if line]
-
-
 def _commands(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"&&|\|\||;", line) if c.strip()]
 
@@ -208,7 +181,7 @@ def _rewrite_lines(script: str, rule: _LineRule) -> tuple[str, list[str]]:
     dropped: list[str] = []
     raw_lines = script.splitlines()
     start = 0
-    for after, line in _line_groups(script):
+    for after, line in line_groups(script):
         group = raw_lines[start:after]
         start = after
         replaced, lost = rule(line)
@@ -347,7 +320,7 @@ def split_installs(
     end = 0
     installing = 0
     carried: list[str] = []
-    for after, line in _line_groups(script):
+    for after, line in line_groups(script):
         commands = _commands(line)
         if not all(installs(c) or _BENIGN.match(c) for c in commands):
             break

@@ -17,23 +17,10 @@ runner after the steps (`ci_runner.reports.binaries`): nothing in the steps chan
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ci_runner.languages import find_profile
-from ci_runner.pipeline import ReportFormat, ReportSpec, Step
-from ci_runner.workflows.ranking import language_fit
-
-
-@dataclass(frozen=True)
-class Reporting:
-    """How the pipeline's tests are read: the report, what the pipeline's env gets (the values
-    of `appended` keys, options such as PYTEST_ADDOPTS, go after the job's own rather than
-    replace them), and the CI steps as they must now run."""
-
-    report: ReportSpec
-    env: dict[str, str]
-    steps: list[Step]
-    appended: tuple[str, ...] = ()
+from ci_runner.languages.reporting import Reporting
+from ci_runner.pipeline import Step
 
 
 class ReportRuleError(ValueError):
@@ -55,27 +42,3 @@ def report_for(
     if profile is None:
         raise ReportRuleError(f"no report rule for language {language!r}")
     return profile.report_rule(steps, runners, notes, setup, read_file)
-
-
-def step_report(
-    language: str,
-    report_format: ReportFormat,
-    steps: list[Step],
-    runners: dict[str, str],
-    env: dict[str, str],
-    appended: tuple[str, ...] = (),
-) -> Reporting:
-    """The report read from the log of the last test step: of the last one whose runner is
-    the language's own, when there is one (not a helper's)."""
-    testing = [s for s in steps if s.name in runners] or steps
-    own = [s for s in testing if language_fit([runners.get(s.name, "")], language) == 0]
-    testing = own or testing
-    report = ReportSpec(format=report_format, step=testing[-1].name)
-    return Reporting(report, env, steps, appended)
-
-
-def with_appended(step: Step, key: str, value: str) -> Step:
-    """A step whose own env sets `key` keeps its value, with `value` after it."""
-    if key not in step.env:
-        return step
-    return step.model_copy(update={"env": {**step.env, key: f"{step.env[key]} {value}"}})

@@ -13,8 +13,8 @@ from arena.ci import TaskCI, cacheable
 from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus, SandboxError, StepResult
 from ci_runner.images import ImageBuilder
+from ci_runner.providers.docker.provider import DockerProvider
 from ci_runner.sandbox import SandboxLost, StopCause
-from ci_runner.sandbox.docker_provider import DockerProvider
 
 
 class FixedImages(ImageBuilder):

@@ -24,9 +24,9 @@ from ci_runner.images import ImageBuilder
 from ci_runner.workflows import derive_pipeline
 from ci_runner.workspace import Workspaces
 from tests.arena.test_ownership_rounds import demo_edit
+from tests.ci_runner.languages.golang.test_twins import FORGER as GO_FORGER
+from tests.ci_runner.languages.rust.test_twins import FORGER as RUST_FORGER
 from tests.ci_runner.tripwires.test_apart_real import fail_fast as fail_fast_pipeline
-from tests.ci_runner.tripwires.test_go_twins import FORGER as GO_FORGER
-from tests.ci_runner.tripwires.test_rust_twins import FORGER as RUST_FORGER
 from tests.ci_runner.tripwires.test_tripwires_real import appended, rust_constructor
 from tests.conftest import MakeRepo
 from tests.diffs import new_file

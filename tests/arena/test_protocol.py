@@ -24,7 +24,8 @@ from arena.protocol import (
     twin_check,
     twinned_catch_run,
 )
-from arena.tasks.validation import Validation, judge_validation
+from arena.tasks.schema import Validation
+from arena.validation import judge_validation
 from ci_runner import CIResult, CIStatus, TestOutcome, TripwireSite, TwinResult
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import parse_report

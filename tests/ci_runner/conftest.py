@@ -11,7 +11,7 @@ import pytest
 from ci_runner import CISettings
 from ci_runner.environments import EnvironmentBuilder
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from tests.ci_runner.env_builds import build_settings, remove_built_images
 
 

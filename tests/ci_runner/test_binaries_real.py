@@ -21,7 +21,7 @@ from arena.protocol import Winner, judge_tests, twin_check
 from arena.tasks.schema import Language, Task
 from ci_runner import CIRequest, CIResult, CIRunner, CISettings, CIStatus
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from ci_runner.types import TestOutcome as T
 from ci_runner.workflows import derive_pipeline
 from ci_runner.workspace import Workspaces

@@ -13,7 +13,7 @@ from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.errors import EnvironmentBuildError
 from ci_runner.image_layout import ENV_IMAGE_LABEL
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import PYTHON_FILES
 from tests.ci_runner.sandbox.test_cache_layer import FreeDisk, _engine_root

@@ -12,7 +12,7 @@ from arena.tasks.gitrepo import commit_directory
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.environments import CACHE_DIR, EnvironmentBuilder, EnvironmentSpec
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import GO_FILES
 from tests.conftest import write_tree

@@ -14,7 +14,7 @@ import pytest
 
 from arena.ci import TaskCI
 from arena.tasks.schema import Language, Task
-from arena.tasks.validation import validate_task
+from arena.validation import validate_task
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
 from ci_runner.env_layout import VENDOR_DOWNLOADS_OFF
 from ci_runner.environments import (
@@ -27,7 +27,7 @@ from ci_runner.environments import (
 )
 from ci_runner.image_layout import WORKSPACE
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from ci_runner.toolchains import ToolchainChoice
 from ci_runner.workflows.commands import without_foreign
 from ci_runner.workspace import Workspaces

@@ -11,7 +11,7 @@ import pytest
 from ci_runner.config import CISettings
 from ci_runner.go_toolchain import fetch_script, go_release
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from ci_runner.toolchains import toolchain_choice
 
 

@@ -9,7 +9,7 @@ import pytest
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus
 from ci_runner.environments import EnvironmentBuilder, EnvironmentSpec
 from ci_runner.job_folder import JOB_FOLDER
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from ci_runner.workflows import derive_pipeline
 from tests.ci_runner.env_projects import PYTHON_FILES
 from tests.conftest import MakeRepo

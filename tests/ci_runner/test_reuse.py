@@ -10,7 +10,7 @@ import docker
 
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from tests.ci_runner.projects import PYTHON
 from tests.conftest import MakeRepo
 

@@ -12,8 +12,8 @@ import docker
 import pytest
 
 from ci_runner import CIRequest, CIRunner, CISettings, CIStatus, Pipeline
-from ci_runner.sandbox.docker import LABEL, DockerSandbox
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
+from ci_runner.providers.docker.sandbox import LABEL, DockerSandbox
 from ci_runner.spares import SpareSandboxes
 from ci_runner.types import Limits
 from tests.conftest import MakeRepo, our_containers, sandboxes_created

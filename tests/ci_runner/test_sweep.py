@@ -15,7 +15,7 @@ import pytest
 from ci_runner import CISettings, Limits
 from ci_runner.errors import CIError
 from ci_runner.providers import provider_for
-from ci_runner.sandbox.docker import LABEL, DockerSandbox, sweep_orphans
+from ci_runner.providers.docker.sandbox import LABEL, DockerSandbox, sweep_orphans
 from ci_runner.workspace import sweep_run_dirs
 
 

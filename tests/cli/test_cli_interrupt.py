@@ -13,7 +13,7 @@ import docker
 import pytest
 
 from ci_runner import CISettings
-from ci_runner.sandbox.docker import LABEL
+from ci_runner.providers.docker.sandbox import LABEL
 from tests.command import ARENA
 from tests.conftest import MakeRepo
 

@@ -25,7 +25,7 @@ from ci_runner import CISettings, Pipeline
 from ci_runner.environments import EnvironmentBuilder, EnvironmentRecord
 from ci_runner.image_layout import ENV_IMAGE_LABEL
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from tests.ci_runner.env_builds import build_settings, remove_built_images, run_arena_building
 from tests.ci_runner.env_projects import PYTHON_FILES, python_pipeline
 from tests.conftest import MakeRepo

@@ -15,7 +15,7 @@ from arena.tasks.schema import Task
 from ci_runner import CISettings
 from ci_runner.image_layout import WORKSPACE
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from tests.conftest import MakeRepo
 from workers.services import Services
 

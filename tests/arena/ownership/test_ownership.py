@@ -6,9 +6,9 @@ import difflib
 
 import pytest
 
+from arena.hunks import split_diff
 from arena.ownership import owned_test_ids
 from arena.ownership.changes import apply_file, file_changes, file_paths
-from arena.players.hunks import split_diff
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import parse_report
 
@@ -559,7 +559,7 @@ def test_doctest_cases_own_their_ids_from_a_split_binary_and_their_templates(
 
 def test_a_template_case_does_not_swallow_the_cases_after_it() -> None:
     """tree-sitter fails on `int, char` as macro arguments; the cases after one still parse."""
-    from arena.ownership.cpp import cpp_cases
+    from arena.languages.cpp import cpp_cases
 
     cases = cpp_cases("t.cpp", DOCTEST_TESTS, lambda _: None)
     spans = {case.label: (case.start, case.end) for case in cases}

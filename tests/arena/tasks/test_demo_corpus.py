@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from arena.ci import TaskCI
+from arena.hunks import split_diff
 from arena.players.baselines import partial_patch, partial_tests
-from arena.players.hunks import split_diff
 from arena.tasks.demo import demo_tasks
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task
-from arena.tasks.validation import validate_task
+from arena.validation import validate_task
 from ci_runner import CIRunner, CISettings, CIStatus, SandboxError
 from ci_runner.images import ImageBuilder
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.provider import DockerProvider
 from ci_runner.workspace import Workspaces
 
 

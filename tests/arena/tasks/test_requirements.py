@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.tasks.requirements import added_requirements
+from arena.languages.python import added_requirements
 
 PYPROJECT = """diff --git a/pyproject.toml b/pyproject.toml
 index 753fe56..47193ca 100644

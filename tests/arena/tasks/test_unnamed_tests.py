@@ -11,7 +11,7 @@ from arena.tasks.unnamed_tests import (
     names_none,
     repository_test_names,
 )
-from arena.tasks.validation import NO_TEST_RAN, note_unnamed_tests
+from arena.validation import NO_TEST_RAN, note_unnamed_tests
 from ci_runner import CIResult, CIStatus, StepResult
 from tests.diffs import new_file
 

@@ -23,10 +23,10 @@ from ci_runner.environments import CACHE_DIR, EnvironmentBuilder, EnvironmentSpe
 from ci_runner.image_layout import ENV_CACHE_LAYERS_LABEL, ENV_IMAGE_LABEL
 from ci_runner.images import ImageBuilder
 from ci_runner.outcome import step_problem
-from ci_runner.sandbox import DockerSandbox, StopCause, sweep_orphans
-from ci_runner.sandbox.cache_layer import CacheLayerUnavailable, cache_lower_dirs, is_full
-from ci_runner.sandbox.docker import LABEL
-from ci_runner.sandbox.docker_provider import DockerProvider
+from ci_runner.providers.docker.cache_layer import CacheLayerUnavailable, cache_lower_dirs, is_full
+from ci_runner.providers.docker.provider import DockerProvider
+from ci_runner.providers.docker.sandbox import LABEL, DockerSandbox, sweep_orphans
+from ci_runner.sandbox import StopCause
 from ci_runner.types import StepResult
 from tests.ci_runner.env_builds import remove_built_images
 from tests.ci_runner.env_projects import GO_FILES, GO_PIPELINE
@@ -282,7 +282,7 @@ def test_a_sandbox_that_cannot_mount_its_layer_leaves_nothing_behind(
 
 _HOLD = """
 import sys, time, docker
-from ci_runner.sandbox import DockerSandbox
+from ci_runner.providers.docker.sandbox import DockerSandbox
 from ci_runner.types import Limits
 box = DockerSandbox.start(docker.from_env(), sys.argv[1], Limits(disk_mb=64))
 box.exec("echo x > /opt/arena/cache/x", env={}, workdir="/workspace", timeout_s=30,

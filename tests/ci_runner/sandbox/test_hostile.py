@@ -14,7 +14,12 @@ import pygit2
 import pytest
 
 from ci_runner import CIRequest, CIRunner, CIStatus, Limits, Pipeline
-from ci_runner.sandbox.docker import SANDBOX_CPU_SHARES, DockerSandbox, engine_cpus, sandbox_cpus
+from ci_runner.providers.docker.sandbox import (
+    SANDBOX_CPU_SHARES,
+    DockerSandbox,
+    engine_cpus,
+    sandbox_cpus,
+)
 from ci_runner.workspace import remove_tree
 from tests.conftest import MakeRepo
 

@@ -21,8 +21,8 @@ import pytest
 from ci_runner import CISettings, Limits, SandboxError
 from ci_runner.image_layout import WORKSPACE
 from ci_runner.providers import PROVIDERS, provider_for
+from ci_runner.providers.docker.sandbox import DockerSandbox
 from ci_runner.sandbox import (
-    DockerSandbox,
     Sandbox,
     SandboxDied,
     SandboxFileError,

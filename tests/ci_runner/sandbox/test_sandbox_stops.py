@@ -23,9 +23,9 @@ from arena.tasks.schema import Task
 from ci_runner import CIRequest, CIResult, CIRunner, CIStatus, Limits, Pipeline, SandboxError
 from ci_runner.images import ImageBuilder
 from ci_runner.outcome import overall_status, step_problem
+from ci_runner.providers.docker.provider import DockerProvider
+from ci_runner.providers.docker.sandbox import LABEL, StopFacts, _suspicious, judge_stop
 from ci_runner.sandbox import SandboxLost, StopCause
-from ci_runner.sandbox.docker import LABEL, StopFacts, _suspicious, judge_stop
-from ci_runner.sandbox.docker_provider import DockerProvider
 from ci_runner.types import StepResult
 from tests.conftest import MakeRepo
 

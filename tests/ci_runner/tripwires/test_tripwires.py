@@ -13,6 +13,10 @@ import pytest
 
 from ci_runner import CIResult, CIStatus, Pipeline, StepResult, TestOutcome
 from ci_runner.errors import WorkspaceError
+from ci_runner.languages.golang import tripwires as go_tripwires
+from ci_runner.languages.python import tripwires as python_tripwires
+from ci_runner.languages.python.tripwires import module_name
+from ci_runner.languages.rust.tripwires import crate_roots
 from ci_runner.tripwires import (
     Planting,
     dropped,
@@ -24,11 +28,7 @@ from ci_runner.tripwires import (
     tripwire_exits,
     write,
 )
-from ci_runner.tripwires import golang as go_tripwires
-from ci_runner.tripwires import python as python_tripwires
 from ci_runner.tripwires.plan import may_fail
-from ci_runner.tripwires.python import module_name
-from ci_runner.tripwires.rust import crate_roots
 from ci_runner.tripwires.scripts import hidden_lines
 from ci_runner.types import TripwireSite
 
