@@ -51,7 +51,7 @@ _DISCOVER = re.compile(
 _COMMAND = re.compile(r"\bCOMMAND\s+(?:\$<TARGET_FILE:([\w.+-]+)>|([A-Za-z_][\w.+-]*))")
 _COMMENT = re.compile(r"#[^\n]*")
 
-SOURCE = """/* Arena's tripwire (ci_runner/tripwires/cpp.py): ends the process before main when its
+SOURCE = """/* Arena's tripwire (ci_runner/languages/cpp): ends the process before main when its
    first argument is one of the tripwire's names. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +82,7 @@ __attribute__((constructor)) static void {module}(void) {{
 }}
 """
 BLOCK = """
-# Arena's tripwire tests (ci_runner/tripwires/cpp.py)
+# Arena's tripwire tests (ci_runner/languages/cpp/tripwires.py)
 get_property(arena_{module}_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
 list(FIND arena_{module}_languages C arena_{module}_c)
 list(FIND arena_{module}_languages CXX arena_{module}_cxx)

@@ -40,7 +40,7 @@ GO_VERBOSE = "-v"
 # `GOFLAGS: ""`, a script's export. First on the image's PATH, before the toolchain's `go`
 # (a release's in /usr/local/bin, else Debian's); `-json` and `-v` already print them.
 GO_SHIM = """#!/bin/sh
-# Arena's go (ci_runner/languages/golang.py): go test prints its tests' lines (-v)
+# Arena's go (ci_runner/languages/golang/__init__.py): go test prints its tests' lines (-v)
 for real in /usr/local/bin/go /usr/bin/go; do
     [ -x "$real" ] && break
 done
