@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ci_runner.git_mirrors import github_slug
     from ci_runner.image_names import ForeignImage, require_arena_image
     from ci_runner.images import ImageBuilder
-    from ci_runner.languages import LanguageProfile, profile_of
+    from ci_runner.languages import LANGUAGE_FOLDERS, LanguageProfile, profile_of
     from ci_runner.lazy import lazy_attributes
     from ci_runner.outcome import LIMITS_HINT
     from ci_runner.patches import parse_diff
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from ci_runner.workspace import Workspaces
 
 _HOMES = {
+    "LANGUAGE_FOLDERS": "ci_runner.languages",
     "RESULT_RULES": "ci_runner.types",
     "ANY_JOB": "ci_runner.workflows.legs",
     "CommitMissing": "ci_runner.errors",
@@ -115,6 +116,7 @@ _HOMES = {
 
 __all__ = [
     "ANY_JOB",
+    "LANGUAGE_FOLDERS",
     "LIMITS_HINT",
     "RESULT_RULES",
     "CIError",

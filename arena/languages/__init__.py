@@ -1,17 +1,17 @@
-"""The languages a task can be in: one profile module each, registered here and nowhere else.
+"""The languages a task can be in: one module each, named like the language's folder in
+`ci_runner.languages`, whose registry (`LANGUAGE_FOLDERS`) is the only list of them.
 
 What a task needs to know of its language (which files are the language's, the aliases a
-dataset uses, its tree-sitter grammar, how a test patch's changed test cases map to report
-ids, which requirements a gold patch adds) is one `TaskProfile`, in the language's module
-beside this one. What a CI run needs (toolchain image, version detection, environment build,
-report rule, tripwire form) is the language's `ci_runner.languages` profile, which
-`TaskProfile.ci` names: `ci_runner` must not import `arena`, so its knowledge cannot live
-here. Adding a language is a `Language` member, a module here and one in
-`ci_runner.languages`, each registered in its package's `__init__`; a test checks that every
-member has both profiles.
+dataset uses, its tree-sitter grammar and how a test patch's changed test cases map to
+report ids, which requirements a gold patch adds) is one `TaskProfile`, in the language's
+module beside this one, with its test-case finder. What a CI run needs (toolchain image,
+version detection, environment build, report rule, tripwire form) is the language's
+`ci_runner.languages` profile, which `TaskProfile.ci` names: `ci_runner` must not import
+`arena`, so its knowledge cannot live here. `Language` is built from the same registry; a
+test checks that every language has both profiles.
 
-As in `ci_runner.languages`, profiles are loaded on first use: a profile takes its case
-finder from `arena.ownership`, which asks this registry for the finders.
+As in `ci_runner.languages`, profiles are loaded on first use; the modules beside this one
+(`profile`, `cases`, `syntax`) are what a language's module builds on.
 """
 
 from __future__ import annotations
@@ -20,15 +20,12 @@ import importlib
 from functools import cache
 
 from arena.languages.profile import Language, TaskProfile
+from ci_runner import LANGUAGE_FOLDERS
 
 __all__ = ["Language", "TaskProfile", "language_named", "profiles", "task_profile"]
 
-_MODULES = {
-    Language.PYTHON: "arena.languages.python",
-    Language.GO: "arena.languages.golang",
-    Language.RUST: "arena.languages.rust",
-    Language.CPP: "arena.languages.cpp",
-}
+# each language's module: named like its folder in ci_runner.languages
+_MODULES = {Language(name): f"{__name__}.{folder}" for name, folder in LANGUAGE_FOLDERS.items()}
 
 
 @cache

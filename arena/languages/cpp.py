@@ -145,7 +145,7 @@ SOURCE_SUFFIXES = (
 )  # fmt: skip
 
 PROFILE = TaskProfile(
-    language=Language.CPP,
+    language=Language("cpp"),
     aliases=("c++", "cxx"),
     source_suffixes=SOURCE_SUFFIXES,
     manifests=("CMakeLists.txt",),

@@ -97,7 +97,7 @@ def go_cases(path: str, source: str, read_file: ReadFile) -> list[TestCase]:
 
 
 PROFILE = TaskProfile(
-    language=Language.GO,
+    language=Language("go"),
     aliases=("golang",),
     source_suffixes=(".go",),
     manifests=("go.mod", "go.sum"),

@@ -7,19 +7,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ci_runner import LanguageProfile, profile_of
+from ci_runner import LANGUAGE_FOLDERS, LanguageProfile, profile_of
 
 if TYPE_CHECKING:  # the ownership package asks this registry for its finders
     from arena.languages.cases import CaseFinder
 
 
-# the languages a task can be in: each has a profile in arena.languages (no docstring: the
-# API's schema shows the enum as it is)
-class Language(StrEnum):
-    PYTHON = "python"
-    GO = "go"
-    RUST = "rust"
-    CPP = "cpp"
+# the languages a task can be in, as `ci_runner.languages` registers them (each has a module
+# in arena.languages named like its folder there); no docstring: the API's schema shows the
+# enum as it is
+Language = StrEnum(  # type: ignore[misc]  # built from the registry, not written out
+    "Language", {name.upper(): name for name in LANGUAGE_FOLDERS}
+)
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ def added_requirements(diff: str) -> tuple[str, ...]:
 
 
 PROFILE = TaskProfile(
-    language=Language.PYTHON,
+    language=Language("python"),
     aliases=("py",),
     source_suffixes=(".py", ".pyi", ".pyx", ".pxd"),
     manifests=(),

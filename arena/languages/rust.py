@@ -149,7 +149,7 @@ def rust_cases(path: str, source: str, read_file: ReadFile) -> list[TestCase]:
 
 
 PROFILE = TaskProfile(
-    language=Language.RUST,
+    language=Language("rust"),
     aliases=("rs",),
     source_suffixes=(".rs",),
     manifests=("Cargo.toml", "Cargo.lock"),

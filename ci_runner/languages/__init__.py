@@ -1,21 +1,24 @@
-"""The languages CI can run: one profile module each, registered here and nowhere else.
+"""The languages CI can run: one folder each beside this module, registered in LANGUAGE_FOLDERS.
 
 Everything CI knows of a language (the Debian packages and official image of its toolchain,
-the version a repo asks for, what an environment build keeps for offline runs, how a derived
-pipeline's tests are reported, where tripwires go and when one may fail) is one
-`LanguageProfile`, in the language's module beside this one. The layers that apply the
-knowledge (`ci_runner.images`, `.toolchains`, `.environments`, `.workflows`, `.tripwires`)
-ask `profile_of(name)` and hold no branch on a language of their own.
+the version a repo asks for, what an environment build keeps for offline runs, which of a
+step's commands run its tests, how a derived pipeline's tests are reported, which gold
+tests a runner line reaches, where tripwires go and when one may fail, its twins) is one
+`LanguageProfile`, in the `__init__` of the language's folder, with the modules it needs
+beside it (`tripwires`, `twins`, `scope`). The layers that apply the knowledge
+(`ci_runner.images`, `.toolchains`, `.environments`, `.workflows`, `.tripwires`) ask
+`profile_of(name)` or `profiles()` and hold no branch and no table of a language of their
+own. The modules beside this one (`profile`, `toolchain`, `sites`, `twins`, `reporting`,
+`shell`, `scope`) are what a language's folder builds on; they import no layer above.
 
 The split across packages: `ci_runner` must not import `arena`, so this profile holds what a
 CI run needs, and `arena.languages` holds what a task needs (which files are the language's,
-which test ids a test patch owns), each arena profile naming this one. Adding a language is
-a module here and one there, each registered in its package's `__init__`, and its member of
-`arena.languages.Language`.
+its test conventions, which test ids a test patch owns), in the module named like the
+folder here. Adding a language is its folder here, its module there, and its line in
+LANGUAGE_FOLDERS; `arena.languages.Language` is built from LANGUAGE_FOLDERS.
 
-Profiles are loaded on first use, not at import: a profile takes its tripwire form and report
-rule from the layers that apply them, and those layers import this registry. So the names
-below are static, and no module asks for a profile while it is being imported.
+Profiles are loaded on first use, not at import: the layers that apply them import this
+registry, and a language's folder imports nothing above it.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from ci_runner.languages.profile import LanguageProfile, TripwireForm
+from ci_runner.languages.profile import CommandWords, LanguageProfile, TripwireForm
 
 __all__ = [
     "LANGUAGES",
+    "LANGUAGE_FOLDERS",
+    "CommandWords",
     "LanguageProfile",
     "TripwireForm",
     "UnknownLanguage",
@@ -35,13 +40,16 @@ __all__ = [
     "profiles",
 ]
 
-_MODULES = {
-    "python": "ci_runner.languages.python",
-    "go": "ci_runner.languages.golang",
-    "rust": "ci_runner.languages.rust",
-    "cpp": "ci_runner.languages.cpp",
+# a language's name -> its folder beside this module, and its module in `arena.languages`:
+# the one line a language adds outside its own files
+LANGUAGE_FOLDERS: dict[str, str] = {
+    "python": "python",
+    "go": "golang",
+    "rust": "rust",
+    "cpp": "cpp",
 }
-LANGUAGES = tuple(_MODULES)
+LANGUAGES = tuple(LANGUAGE_FOLDERS)
+_MODULES = {name: f"{__name__}.{folder}" for name, folder in LANGUAGE_FOLDERS.items()}
 
 
 class UnknownLanguage(ValueError):

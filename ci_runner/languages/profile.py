@@ -75,6 +75,23 @@ class ApartCommand(Protocol):
 
 
 @dataclass(frozen=True)
+class CommandWords:
+    """How a step's shell text names the language's tools, as regex alternatives (each
+    matched at a command's start, `ci_runner.workflows.commands` joins every language's): a
+    command that runs its tests, one of those that selects none (it compiles or lists them),
+    one that installs or fetches (setup, run at build time), one that only lints, formats or
+    type-checks, one harmless beside those (prints a version), and a pattern naming a
+    toolchain (groups `plus` or `named`: `cargo +1.75`, `rustup default nightly`)."""
+
+    runs_tests: tuple[str, ...] = ()
+    selects_no_test: tuple[str, ...] = ()
+    installs: tuple[str, ...] = ()
+    lints: tuple[str, ...] = ()
+    benign: tuple[str, ...] = ()
+    names_toolchain: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
 class TripwireForm:
     """How a language's tripwire tests are found a place, and when one may fail."""
 
@@ -125,6 +142,7 @@ class LanguageProfile:
     declares_dependencies: Callable[[str], bool]  # ... whether its text declares any
     # workflow derivation (ci_runner.workflows)
     runner_words: re.Pattern[str]  # a test runner of the language, in a step's command
+    commands: CommandWords  # what its tools look like in a step's shell text
     matrix_keys: tuple[str, ...]  # matrix keys that name the toolchain's version
     report_rule: ReportRule
     # how the scope of its runner lines is read (which gold tests a leg reaches): none read

@@ -30,7 +30,7 @@ from ci_runner.languages.shell import logical_lines
 from ci_runner.languages.sites import Site
 from ci_runner.languages.twins import Twin, added_lines
 from ci_runner.pipeline import Pipeline, ReportFormat, Step
-from ci_runner.workflows.commands import TEST_RUNNERS
+from ci_runner.workflows.commands import test_runners
 
 STEP_NAME = "arena: the must-fail tripwires, run apart"
 REPORT_FILE = "arena-tripwires-apart.xml"  # in the workspace, beside the run's own report
@@ -56,7 +56,7 @@ class Apart:
 def runner_line(pipeline: Pipeline, form: TripwireForm | None) -> tuple[Step, str] | None:
     """The last line of the steps that runs the language's test runner (any test runner,
     make's and scripts' included, without a form), and its step."""
-    runner = form.runner if form is not None else TEST_RUNNERS
+    runner = form.runner if form is not None else test_runners()
     for step in reversed(pipeline.steps):
         for line in reversed(logical_lines(step.run)):
             if not line.startswith("#") and runner.search(line):

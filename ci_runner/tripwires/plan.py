@@ -46,7 +46,7 @@ from ci_runner.tripwires.apart import (
     unseen_tests,
 )
 from ci_runner.tripwires.scripts import hidden_lines, script_lines
-from ci_runner.workflows.commands import TEST_RUNNERS
+from ci_runner.workflows.commands import test_runners
 
 _CHAINED = re.compile(r"&&|;")
 
@@ -110,7 +110,7 @@ def _last_line(steps: tuple[Step, ...]) -> str:
 def runs_last(pipeline: Pipeline, language: str) -> re.Match[str] | None:
     """The test runner on the last line of the last step, with no command chained after."""
     line = _last_line(pipeline.steps)
-    found = forms()[language].runner.search(line) or TEST_RUNNERS.search(line)
+    found = forms()[language].runner.search(line) or test_runners().search(line)
     if found is None or _CHAINED.search(line, found.end()):
         return None
     return found
@@ -130,7 +130,7 @@ def first_step(pipeline: Pipeline, names: Iterable[str]) -> int:
     chosen = [forms()[n] for n in names]
     patterns = [f.runner for f in chosen] + [f.builds for f in chosen if f.builds is not None]
     for index, step in enumerate(pipeline.steps):
-        if any(p.search(step.run) for p in patterns) or TEST_RUNNERS.search(step.run):
+        if any(p.search(step.run) for p in patterns) or test_runners().search(step.run):
             return index
     return 0
 

@@ -9,56 +9,92 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
-from ci_runner.languages.rust.scope import CARGO_BEFORE_SUBCOMMAND
+from ci_runner.languages import profiles
 from ci_runner.languages.shell import line_groups, logical_lines
 from ci_runner.workflows.brew import brew_as_apt
 from ci_runner.workflows.magefiles import MAGEFILES, mage_recipes
 
 ReadFile = Callable[[str], "str | None"]
 
-TEST_RUNNERS = re.compile(
-    r"(?:^|[\s;&|(`'\"/])(?:"
-    r"py\.?test|tox|nox|go\s+test|\$[({]GO[)}]\s+test|gotestsum|ctest"
-    rf"|{CARGO_BEFORE_SUBCOMMAND}(?:test|nextest)"
-    r"|make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)"
-    r"|ninja\s+(?:-\S+\s+)*test|meson\s+test|python\d*(?:\.\d+)?\s+-m\s+unittest"
-    r"|cmake\s+--build\s+\S+\s+--target\s+test"
-    r"|just\s+(?:-\S+\s+)*(?:test|tests|unittest)|bazel\s+test|rake\s+test|rspec"
-    r"|(?:hatch|pdm|poetry|uv|pixi)\s+run\s+(?:[\w-]+:)?(?:test|tests|unittest|pytest)"
-    r"|(?:ruby|python\d*(?:\.\d+)?|node|bash|sh|perl)\s+(?:-\S+\s+)*"
-    r"(?:\S*/)?(?:tests?/\S+|test_\S+|\S+_test|run[-_]?tests?)\.(?:rb|py|js|sh|pl)"
-    r")(?=$|[\s;&|)`'\"])",
-    re.MULTILINE,
+# what the languages' own words are joined with (CommandWords): tools of no one language
+_GENERIC_RUNNERS = (
+    r"make\s+(?:[^\s;&|]+\s+){0,8}?(?:test|tests|check|unittest)",
+    r"just\s+(?:-\S+\s+)*(?:test|tests|unittest)",
+    r"bazel\s+test",
+    r"rake\s+test",
+    r"rspec",
+    # a project's own test script
+    r"(?:ruby|python\d*(?:\.\d+)?|node|bash|sh|perl)\s+(?:-\S+\s+)*"
+    r"(?:\S*/)?(?:tests?/\S+|test_\S+|\S+_test|run[-_]?tests?)\.(?:rb|py|js|sh|pl)",
+)
+_GENERIC_INSTALLS = (
+    r"(?:apt|apt-get|aptitude)\s+(?:-\S+\s+)*(?:install|update|upgrade|build-dep)\b",
+    r"(?:add-apt-repository|apt-add-repository|dpkg\s+-i)\b",
+    r"git\s+clone\b|wget\b|curl\b",
+    r"gem\s+install\b|(?:npm|pnpm|yarn)\s+(?:-\S+\s+)*(?:install|ci|add)\b|npm\s+i\b",
+)
+_GENERIC_LINTS = (
+    r"rubocop|pre-commit|shellcheck|eslint|prettier|codespell|yamllint|markdownlint|actionlint",
+)
+_GENERIC_BENIGN = (
+    r"#.*|echo\b.*|set\s+[-+]\S+.*|export\s+\w+=.*|cd\s+\S+|mkdir\b.*|ls\b.*|which\b.*",
+    r"\S+\s+--?version|true|:",
 )
 
-# a runner line that selects no test: it compiles or lists them (`go test -run=^$ ./...`,
-# `cargo test --no-run`, `pytest --collect-only`, `ctest -N`), or runs benchmarks only
-_SELECTS_NO_TEST = re.compile(
-    r"\bgo\s+test\b.*?\s-(?:test\.)?run(?:=|\s+)(?P<q>['\"]?)\^\$(?P=q)(?=$|[\s;&|)])"
-    r"|\bgo\s+test\b.*?\s-list(?:=|\s+)"
-    r"|\bcargo\b.*?\s--no-run\b"
-    r"|py\.?test\b.*?\s(?:--collect-only|--co)(?=$|[\s;&|)])"
-    r"|\bctest\b.*?\s(?:-N|--show-only)(?==|$|[\s;&|)])",
-)
+
+@dataclass(frozen=True)
+class _Patterns:
+    """The command patterns of every registered language and the generic tools, joined."""
+
+    runners: re.Pattern[str]  # a command that runs tests
+    selects_no_test: re.Pattern[str]  # ... of those, one that runs none
+    installs: re.Pattern[str]  # a command that installs or fetches
+    lints: re.Pattern[str]  # a command that only lints, formats or type-checks
+    benign: re.Pattern[str]  # a command that changes nothing (echo, cd, a version)
+    toolchains: tuple[re.Pattern[str], ...]  # a toolchain a step names
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(f"(?:{word})" for word in words)
+
+
+@cache
+def _patterns() -> _Patterns:
+    """Built once, on first use: the registry loads the languages' folders, which must not
+    load while this module does."""
+    languages = [profile.commands for profile in profiles()]
+    runners = [w for c in languages for w in c.runs_tests] + list(_GENERIC_RUNNERS)
+    installs = [w for c in languages for w in c.installs] + list(_GENERIC_INSTALLS)
+    lints = [w for c in languages for w in c.lints] + list(_GENERIC_LINTS)
+    benign = list(_GENERIC_BENIGN) + [w for c in languages for w in c.benign]
+    return _Patterns(
+        runners=re.compile(
+            rf"(?:^|[\s;&|(`'\"/])(?:{_alternatives(runners)})(?=$|[\s;&|)`'\"])", re.MULTILINE
+        ),
+        selects_no_test=re.compile(_alternatives(w for c in languages for w in c.selects_no_test)),
+        installs=re.compile(
+            rf"^(?:(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*)(?:{_alternatives(installs)})"
+        ),
+        lints=re.compile(
+            r"^(?:(?:poetry|uv|pdm|hatch|pipenv)\s+run\s+|python\d*(?:\.\d+)?\s+-m\s+|npx\s+)?"
+            rf"(?:{_alternatives(lints)})\b"
+        ),
+        benign=re.compile(rf"^(?:{_alternatives(benign)})$"),
+        toolchains=tuple(c.names_toolchain for c in languages if c.names_toolchain is not None),
+    )
+
+
+def test_runners() -> re.Pattern[str]:
+    """A command that runs tests, of any registered language or a generic tool (make, just,
+    a test script)."""
+    return _patterns().runners
+
 
 _SUDO = re.compile(r"(?:^|(?<=[\s;&|(]))sudo\s+(?:-u\s+\S+\s+|-[A-Za-z]+\s+)*")
-_INSTALL = re.compile(
-    r"^(?:(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*)(?:"
-    r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+install\b"
-    r"|pipx\s+install\b|poetry\s+(?:-\S+\s+\S+\s+)*install\b|pdm\s+install\b|pipenv\s+install\b"
-    r"|uv\s+(?:pip\s+install|sync|tool\s+install|venv)\b"
-    r"|(?:apt|apt-get|aptitude)\s+(?:-\S+\s+)*(?:install|update|upgrade|build-dep)\b"
-    r"|(?:add-apt-repository|apt-add-repository|dpkg\s+-i)\b"
-    r"|go\s+(?:mod\s+(?:download|vendor)|get|install)\b"
-    r"|cargo\s+(?:\+\S+\s+)?(?:fetch|install)\b|rustup\b"
-    r"|git\s+clone\b|wget\b|curl\b|vcpkg\s+install\b|conan\s+install\b"
-    r"|poetry\s+(?:-\S+\s+\S+\s+)*(?:add|lock|env\s+use|self\s+add)\b"
-    r"|gem\s+install\b|(?:npm|pnpm|yarn)\s+(?:-\S+\s+)*(?:install|ci|add)\b|npm\s+i\b"
-    r")"
-)
 # side effects on the system (links, copies into system paths): setup, run once at build time
 _SYSTEM = re.compile(
     r"^(?:(?:ln|cp|mv|mkdir|install|chmod|chown|tee|touch|rm)\s.*\s"
@@ -78,24 +114,11 @@ _DOCKER = re.compile(
     r"(?:^|[\s;&|(`])(?:docker(?:-compose)?|podman)\s+(?:-\S+\s+)*[a-z]",
     re.MULTILINE,
 )
-# a command that only lints, formats or type-checks
-_LINTERS = re.compile(
-    r"^(?:(?:poetry|uv|pdm|hatch|pipenv)\s+run\s+|python\d*(?:\.\d+)?\s+-m\s+|npx\s+)?"
-    r"(?:rubocop|flake8|pflake8|ruff|black|isort|mypy|pyright|pylint|pycodestyle|pydocstyle"
-    r"|golangci-lint|gofmt|staticcheck|go\s+vet|cargo\s+(?:\+\S+\s+)?(?:fmt|clippy)"
-    r"|clang-format|clang-tidy|cpplint|pre-commit|shellcheck|eslint|prettier|codespell"
-    r"|yamllint|markdownlint|actionlint)\b"
-)
 _LOCAL_PROJECT = re.compile(
     r"pip3?\s+install\s+(?:(?:-[^-e\s]\S*|--\S+)\s+)*['\"]?\.(?:\[[^\]]*\])?['\"]?(?:\s|$)"
     # a Node install of the project's own dependencies (no package named): node_modules
     # lands in the workspace, which no image keeps; runs repeat it from the cached store
     r"|^\s*(?:pnpm\s+(?:install|i)|npm\s+(?:ci|install|i))(?:\s+--?[\w-]+(?:=\S+)?)*\s*$"
-)
-_BENIGN = re.compile(
-    r"^(?:#.*|echo\b.*|set\s+[-+]\S+.*|export\s+\w+=.*|cd\s+\S+|mkdir\b.*|ls\b.*|which\b.*"
-    r"|\S+\s+--?version|true|:|(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+(?:list|freeze|show)\b.*"
-    r"|go\s+(?:version|env)\b.*)$"
 )
 _STATE = re.compile(r"^(?:cd\s+\S+|export\s+\w+=.*|set\s+[-+]\S+.*)$")
 _SCRIPT = re.compile(
@@ -122,19 +145,11 @@ def _commands(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"&&|\|\||;", line) if c.strip()]
 
 
-# a toolchain a step names: `cargo +1.75 test`, `rustup toolchain install nightly`, `rustup
-# default stable`, `rustup override set 1.80.0` (rustup's own commands, not cargo's `+`)
-_NAMED_TOOLCHAIN = re.compile(
-    r"(?:^|[\s;&|(])(?:cargo\s+\+(?P<plus>[\w.-]+)"
-    r"|rustup\s+(?:toolchain\s+(?:install|add)|default|override\s+set)"
-    r"(?:\s+--?[\w-]+(?:[=\s][\w.-]+)?)*\s+(?P<named>[\w.-]+))",
-    re.MULTILINE,
-)
-
-
 def named_toolchain(script: str) -> str | None:
     """The first toolchain the script names (rustup's channel or version), or None."""
-    found = _NAMED_TOOLCHAIN.search("\n".join(logical_lines(script)))
+    text = "\n".join(logical_lines(script))
+    matches = [m for pattern in _patterns().toolchains if (m := pattern.search(text))]
+    found = min(matches, key=lambda m: m.start(), default=None)
     if found is None:
         return None
     name = found["plus"] or found["named"]
@@ -148,7 +163,7 @@ def drop_sudo(script: str) -> str:
 def is_install(command: str) -> bool:
     """The command installs or fetches, or changes the system (setup, run once at build)."""
     command = drop_sudo(command)
-    return _INSTALL.match(command) is not None or _SYSTEM.match(command) is not None
+    return _patterns().installs.match(command) is not None or _SYSTEM.match(command) is not None
 
 
 def may_be_unreachable(script: str) -> str | None:
@@ -165,8 +180,8 @@ def uses_docker(script: str) -> bool:
 def only_lints(script: str) -> bool:
     """Every command of the script lints, formats or type-checks (or only echoes, cds...)."""
     commands = [drop_sudo(c) for line in logical_lines(script) for c in _commands(line)]
-    lints = [c for c in commands if _LINTERS.match(c)]
-    return bool(lints) and all(c in lints or _BENIGN.match(c) for c in commands)
+    lints = [c for c in commands if _patterns().lints.match(c)]
+    return bool(lints) and all(c in lints or _patterns().benign.match(c) for c in commands)
 
 
 # a logical line as it stays: None to drop it, else its replacement lines and what of it was
@@ -293,7 +308,7 @@ def runs_installer(command: str, workdir: str, read_file: ReadFile) -> bool:
     lines = [
         line for body in called_scripts(command, workdir, read_file) for line in logical_lines(body)
     ]
-    if any(TEST_RUNNERS.search(line) for line in lines):
+    if any(test_runners().search(line) for line in lines):
         return False
     commands = (drop_sudo(_LEADING_VAR.sub("", c)) for line in lines for c in _commands(line))
     return any(is_install(c) for c in commands)
@@ -304,7 +319,9 @@ def is_setup(script: str, installs: Callable[[str], bool] = is_install) -> bool:
     `installs` tells an install (`runs_installer` also follows the repository's scripts)."""
     commands = [c for line in logical_lines(script) for c in _commands(line)]
     installing = [c for c in commands if installs(c)]
-    return bool(installing) and all(c in installing or _BENIGN.match(c) for c in commands)
+    return bool(installing) and all(
+        c in installing or _patterns().benign.match(c) for c in commands
+    )
 
 
 def split_installs(
@@ -322,7 +339,7 @@ def split_installs(
     carried: list[str] = []
     for after, line in line_groups(script):
         commands = _commands(line)
-        if not all(installs(c) or _BENIGN.match(c) for c in commands):
+        if not all(installs(c) or _patterns().benign.match(c) for c in commands):
             break
         installing += sum(1 for c in commands if installs(c))
         carried.extend(c for c in commands if _STATE.match(c) or installs_local_project(c))
@@ -480,11 +497,13 @@ def _target_runner_lines(script: str, workdir: str, read_file: ReadFile) -> list
 
 def runs_tests(line: str) -> bool:
     """The line runs a test runner, and selects tests for it to run (module's table)."""
-    return TEST_RUNNERS.search(line) is not None and _SELECTS_NO_TEST.search(line) is None
+    return (
+        test_runners().search(line) is not None and _patterns().selects_no_test.search(line) is None
+    )
 
 
 def _runs_make_or_just(line: str) -> bool:
-    found = TEST_RUNNERS.search(line)
+    found = test_runners().search(line)
     return found is not None and _shown(found).startswith(("make", "just"))
 
 
@@ -520,6 +539,6 @@ def test_runner(script: str, workdir: str, read_file: ReadFile) -> str | None:
     found = runner_lines(script, workdir, read_file)
     if not found:
         return None
-    inner = TEST_RUNNERS.search(found[0].line)
+    inner = test_runners().search(found[0].line)
     assert inner is not None
     return _shown(inner) + (f" (in {found[0].via})" if found[0].via else "")

@@ -230,7 +230,7 @@ def legs_tasks() -> list[tuple[Task, Validation]]:
         instance_id="python__legs-deviation",
         repo="octo/legs",
         base_commit="abcdef0" + "0" * 33,
-        language=Language.PYTHON,
+        language=Language("python"),
         ci_name_list=(JobRef("tests"),),
         patch="diff --git a/legs.py b/legs.py\n",
         ci_job=f"tests (3.12, ubuntu-latest) @ {WORKFLOW}",
@@ -251,7 +251,7 @@ def legs_tasks() -> list[tuple[Task, Validation]]:
     exact = deviating.model_copy(
         update={
             "instance_id": "rust__legs-tried",
-            "language": Language.RUST,
+            "language": Language("rust"),
             "filed_language": "python",  # its gold patch and tests are Rust
             "ci_job": f"test (stable) @ {WORKFLOW}",
             "toolchain_request": "stable",

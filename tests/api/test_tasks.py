@@ -30,7 +30,7 @@ def _task() -> Task:
         instance_id="python__legs-1",
         repo="octo/legs",
         base_commit="abcdef0" + "0" * 33,
-        language=Language.PYTHON,
+        language=Language("python"),
         ci_name_list=(JobRef("test"),),
         patch="diff --git a/x b/x\n",
         ci_job=f"test (3.12, ubuntu-latest) @ {WORKFLOW}",

@@ -314,7 +314,7 @@ def test_library_code_rewriting_the_case_reports_around_the_tripwire_loses_to_th
         instance_id="cpp-frameworks",
         repo=repo,
         base_commit=commit,
-        language=Language.CPP,
+        language=Language("cpp"),
         pipeline=derive_pipeline({"ci.yml": WORKFLOW}, ["test"], "cpp").pipeline,
         patch=GOLD,
         test_patch=REVIEW,

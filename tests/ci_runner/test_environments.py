@@ -249,7 +249,7 @@ def test_a_failed_setup_step_is_a_clear_error_and_is_remembered(
         instance_id="broken-setup",
         repo=repo,
         base_commit=commit,
-        language=Language.PYTHON,
+        language=Language("python"),
         pipeline=pipeline,
         patch="diff --git a/x b/x\n",
     )
@@ -348,7 +348,7 @@ def test_taskci_runs_a_task_with_setup_steps_in_its_environment(
         instance_id="six-1",
         repo=repo,
         base_commit=commit,
-        language=Language.PYTHON,
+        language=Language("python"),
         pipeline=pipeline,
     )
     ci = TaskCI(

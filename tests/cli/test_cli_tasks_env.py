@@ -45,7 +45,7 @@ def _task(name: str, repo: str, commit: str, pipeline: Pipeline) -> Task:
         instance_id=name,
         repo=repo,
         base_commit=commit,
-        language=Language.PYTHON,
+        language=Language("python"),
         pipeline=pipeline,
     )
 

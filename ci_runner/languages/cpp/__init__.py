@@ -14,6 +14,7 @@ from ci_runner.languages.cpp import twins as cpp_twins
 from ci_runner.languages.profile import (
     COMMAND_END,
     COMMAND_START,
+    CommandWords,
     LanguageProfile,
     ReadFile,
     TripwireForm,
@@ -201,6 +202,18 @@ def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: boo
     return tripwires.plant(root, touched, failing)
 
 
+COMMANDS = CommandWords(
+    runs_tests=(
+        r"ctest",
+        r"ninja\s+(?:-\S+\s+)*test",
+        r"meson\s+test",
+        r"cmake\s+--build\s+\S+\s+--target\s+test",
+    ),
+    selects_no_test=(r"\bctest\b.*?\s(?:-N|--show-only)(?==|$|[\s;&|)])",),
+    installs=(r"vcpkg\s+install\b", r"conan\s+install\b"),
+    lints=(r"clang-format|clang-tidy|cpplint",),
+)
+
 PROFILE = LanguageProfile(
     name="cpp",
     packages=("g++", "cmake", "make", "ccache"),
@@ -225,6 +238,7 @@ PROFILE = LanguageProfile(
     dependency_manifest=None,
     declares_dependencies=lambda text: False,
     runner_words=_RUNNER_WORDS,
+    commands=COMMANDS,
     matrix_keys=(),
     report_rule=report_rule,
     scope_rules=(),  # ctest's selection is by name and label, not by file

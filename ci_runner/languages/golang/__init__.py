@@ -14,6 +14,7 @@ from ci_runner.languages.golang import twins as go_twins
 from ci_runner.languages.profile import (
     COMMAND_END,
     COMMAND_START,
+    CommandWords,
     LanguageProfile,
     ReadFile,
     TripwireForm,
@@ -168,6 +169,17 @@ def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: boo
     return tripwires.plant(root, touched, failing)
 
 
+COMMANDS = CommandWords(
+    runs_tests=(r"go\s+test", r"\$[({]GO[)}]\s+test", r"gotestsum"),
+    selects_no_test=(
+        r"\bgo\s+test\b.*?\s-(?:test\.)?run(?:=|\s+)(?P<q>['\"]?)\^\$(?P=q)(?=$|[\s;&|)])",
+        r"\bgo\s+test\b.*?\s-list(?:=|\s+)",
+    ),
+    installs=(r"go\s+(?:mod\s+(?:download|vendor)|get|install)\b",),
+    lints=(r"golangci-lint|gofmt|staticcheck|go\s+vet",),
+    benign=(r"go\s+(?:version|env)\b.*",),
+)
+
 PROFILE = LanguageProfile(
     name="go",
     # cgo (and so `go test -race`) needs a C compiler, which GitHub's runner always has
@@ -196,6 +208,7 @@ PROFILE = LanguageProfile(
     dependency_manifest="go.mod",
     declares_dependencies=lambda text: bool(_REQUIRE.search(text)),
     runner_words=_RUNNER_WORDS,
+    commands=COMMANDS,
     matrix_keys=("go-version", "go"),
     report_rule=report_rule,
     scope_rules=(scope.SCOPE,),

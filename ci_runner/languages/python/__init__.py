@@ -16,6 +16,7 @@ from ci_runner.image_layout import WORKSPACE
 from ci_runner.languages.profile import (
     COMMAND_END,
     COMMAND_START,
+    CommandWords,
     LanguageProfile,
     ReadFile,
     TripwireForm,
@@ -178,6 +179,28 @@ def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: boo
     return tripwires.plant(root, [s.workdir for s in pipeline.steps], touched, failing)
 
 
+COMMANDS = CommandWords(
+    runs_tests=(
+        r"py\.?test",
+        r"tox",
+        r"nox",
+        r"python\d*(?:\.\d+)?\s+-m\s+unittest",
+        r"(?:hatch|pdm|poetry|uv|pixi)\s+run\s+(?:[\w-]+:)?(?:test|tests|unittest|pytest)",
+    ),
+    selects_no_test=(r"py\.?test\b.*?\s(?:--collect-only|--co)(?=$|[\s;&|)])",),
+    installs=(
+        r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+install\b",
+        r"pipx\s+install\b",
+        r"poetry\s+(?:-\S+\s+\S+\s+)*install\b",
+        r"pdm\s+install\b",
+        r"pipenv\s+install\b",
+        r"uv\s+(?:pip\s+install|sync|tool\s+install|venv)\b",
+        r"poetry\s+(?:-\S+\s+\S+\s+)*(?:add|lock|env\s+use|self\s+add)\b",
+    ),
+    lints=(r"flake8|pflake8|ruff|black|isort|mypy|pyright|pylint|pycodestyle|pydocstyle",),
+    benign=(r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+(?:list|freeze|show)\b.*",),
+)
+
 PROFILE = LanguageProfile(
     name="python",
     packages=("python3", "python3-pytest", "python3-venv", "python-is-python3"),
@@ -209,6 +232,7 @@ PROFILE = LanguageProfile(
     dependency_manifest=None,
     declares_dependencies=lambda text: False,
     runner_words=_RUNNER_WORDS,
+    commands=COMMANDS,
     matrix_keys=("python-version", "python"),
     report_rule=report_rule,
     scope_rules=(scope.SCOPE,),

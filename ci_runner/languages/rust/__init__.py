@@ -10,6 +10,7 @@ from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH, WARM_UP_VARIABLE
 from ci_runner.languages.profile import (
     COMMAND_END,
     COMMAND_START,
+    CommandWords,
     LanguageProfile,
     ReadFile,
     TripwireForm,
@@ -260,6 +261,21 @@ def _plant(root: Path, pipeline: Pipeline, touched: frozenset[str], failing: boo
     return tripwires.plant(root, touched, failing)
 
 
+COMMANDS = CommandWords(
+    runs_tests=(rf"{CARGO_BEFORE_SUBCOMMAND}(?:test|nextest)",),
+    selects_no_test=(r"\bcargo\b.*?\s--no-run\b",),
+    installs=(r"cargo\s+(?:\+\S+\s+)?(?:fetch|install)\b", r"rustup\b"),
+    lints=(r"cargo\s+(?:\+\S+\s+)?(?:fmt|clippy)",),
+    # `cargo +1.75 test`, `rustup toolchain install nightly`, `rustup default stable`,
+    # `rustup override set 1.80.0` (rustup's own commands, not cargo's `+`)
+    names_toolchain=re.compile(
+        r"(?:^|[\s;&|(])(?:cargo\s+\+(?P<plus>[\w.-]+)"
+        r"|rustup\s+(?:toolchain\s+(?:install|add)|default|override\s+set)"
+        r"(?:\s+--?[\w-]+(?:[=\s][\w.-]+)?)*\s+(?P<named>[\w.-]+))",
+        re.MULTILINE,
+    ),
+)
+
 PROFILE = LanguageProfile(
     name="rust",
     # python3 runs the date-cut index (ci_runner.timemachine_index) during environment builds
@@ -288,6 +304,7 @@ PROFILE = LanguageProfile(
     dependency_manifest="Cargo.toml",  # a crate (or workspace) with dependencies
     declares_dependencies=lambda text: bool(_DEPENDENCY.search(text) or _WORKSPACE.search(text)),
     runner_words=_RUNNER_WORDS,
+    commands=COMMANDS,
     matrix_keys=("rust",),
     report_rule=report_rule,
     scope_rules=(scope.SCOPE,),

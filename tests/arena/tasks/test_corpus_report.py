@@ -254,7 +254,7 @@ def test_refusals_read_their_instance_language_and_repo_from_the_refused_line() 
         LineError(2, "(line)", "not JSON: x", "not JSON"),
         LineError(3, "base_commit", "Field required", "missing base_commit"),
     ]
-    found = refusals_from(lines, errors, "cpp_x.jsonl", Language.CPP)
+    found = refusals_from(lines, errors, "cpp_x.jsonl", Language("cpp"))
     assert [(r.key, r.language, r.repo, r.reason) for r in found] == [
         ("a", "go", "o/r", "repo not reachable"),
         ("cpp_x.jsonl:2", "cpp", None, "not JSON"),

@@ -82,7 +82,7 @@ def test_bad_lines_are_reported_and_good_lines_import(
     assert any("deploy" in e.message for e in report.errors if e.line == 8)
 
     derived = report.tasks[1]
-    assert derived.language is Language.PYTHON and derived.version == "1.2"
+    assert derived.language is Language("python") and derived.version == "1.2"
     assert derived.fail_to_pass == ("test_calc::test_add",)
     assert derived.pipeline is not None
     assert [s.run for s in derived.pipeline.steps] == ["python -m pytest -q"]

@@ -38,15 +38,15 @@ def _line(filed: str, patch: list[str], tests: list[str]) -> str:
     ("filed", "patch", "tests", "runs_as"),
     [
         # filed under Python, a Go repo: runs as Go
-        ("python", ["pkg/parse.go"], ["pkg/parse_test.go"], Language.GO),
+        ("python", ["pkg/parse.go"], ["pkg/parse_test.go"], Language("go")),
         # filed under Rust, C++ fix and tests: runs as C++
-        ("rust", ["include/lib.hpp"], ["scripts/test.cpp"], Language.CPP),
+        ("rust", ["include/lib.hpp"], ["scripts/test.cpp"], Language("cpp")),
         # no tests: the patch's language decides
-        ("python", ["src/lib.rs", "Cargo.toml"], [], Language.RUST),
+        ("python", ["src/lib.rs", "Cargo.toml"], [], Language("rust")),
         # a Python project's fix in data files its Python tests read: Python, as filed
-        ("python", ["filters/config.yaml", "fixtures/a.json"], ["tests/test_filters.py"], Language.PYTHON),
+        ("python", ["filters/config.yaml", "fixtures/a.json"], ["tests/test_filters.py"], Language("python")),
         # a C++ fix checked by Go integration tests: C++, as filed
-        ("cpp", ["src/server.cc"], ["tests/integration/replication_test.go"], Language.CPP),
+        ("cpp", ["src/server.cc"], ["tests/integration/replication_test.go"], Language("cpp")),
     ],
 )  # fmt: skip
 def test_a_line_runs_as_the_language_it_is_written_in(

@@ -24,13 +24,13 @@ W = ".github/workflows/"
 # what each line of the sample must import as: language, job list, kind
 EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
     "leil-io__saunafs-237": (
-        Language.CPP,
+        Language("cpp"),
         [("Run-Unit-Tests-and-Ganesha", W + "run-unit-and-ganesha-tests.yml")],
         TaskKind.CI_JUDGED,
     ),
-    "doctest__doctest-878": (Language.CPP, [], TaskKind.CI_JUDGED),  # 35 entries, checked below
+    "doctest__doctest-878": (Language("cpp"), [], TaskKind.CI_JUDGED),  # 35 entries, checked below
     "zeux__meshoptimizer-882": (
-        Language.CPP,
+        Language("cpp"),
         [
             ("macos-arm", W + "build.yml"),
             ("windows (x64)", W + "build.yml"),
@@ -43,7 +43,7 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
         TaskKind.GOLD_JUDGED,
     ),
     "syngit-org__syngit-102": (
-        Language.GO,
+        Language("go"),
         [
             ("Lint the code", W + "lint.yml"),
             ("Helm install test", W + "tests.yml"),
@@ -52,12 +52,12 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
         TaskKind.CI_JUDGED,
     ),
     "algorandfoundation__nodekit-104": (
-        Language.GO,
+        Language("go"),
         [("build", W + "code_test.yaml")],
         TaskKind.CI_JUDGED,
     ),
     "ipfs__boxo-621": (
-        Language.GO,
+        Language("go"),
         [
             ("Changelog", W + "changelog.yml"),
             ("ubuntu (go next)", W + "go-test.yml"),
@@ -69,7 +69,7 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
         TaskKind.CI_JUDGED,
     ),
     "vllm-project__vllm-10134": (
-        Language.PYTHON,
+        Language("python"),
         [
             ("ruff (3.12)", W + "ruff.yml"),
             ("yapf (3.12)", W + "yapf.yml"),
@@ -79,12 +79,12 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
         TaskKind.GOLD_JUDGED,
     ),
     "dask__dask-expr-1067": (
-        Language.PYTHON,
+        Language("python"),
         [("test (3.12, ci/environment.yml)", W + "dask_test.yaml")],
         TaskKind.GOLD_JUDGED,
     ),
     "google__turbinia-1515": (
-        Language.PYTHON,
+        Language("python"),
         [
             (
                 "Install Turbinia dependencies and run tests. (ubuntu-22.04, stable)",
@@ -98,7 +98,7 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
         TaskKind.GOLD_JUDGED,
     ),
     "duesee__imap-codec-561": (
-        Language.RUST,
+        Language("rust"),
         [
             ("minimal_versions", W + "main.yml"),
             ("audit", W + "audit.yml"),
@@ -109,12 +109,12 @@ EXPECTED: dict[str, tuple[Language, list[tuple[str, str]], TaskKind]] = {
         TaskKind.GOLD_JUDGED,
     ),
     "linebender__resvg-813": (  # pairs written as Python-repr strings
-        Language.RUST,
+        Language("rust"),
         [("msrv", W + "main.yml"), ("windows", W + "main.yml")],
         TaskKind.CI_JUDGED,
     ),
     "ashvardanian__StringZilla-202": (
-        Language.RUST,
+        Language("rust"),
         [
             ("Update Version", W + "prerelease.yml"),
             ("Swift on Linux", W + "prerelease.yml"),
@@ -146,11 +146,11 @@ def test_every_sample_file_imports_unmodified_with_no_check(tmp_path: Path) -> N
     assert sorted(tasks) == sorted(EXPECTED) and len(library) == 12
     # StringZilla's fix and tests are C++ only, filed under Rust: it runs as C++, and says so
     filed_elsewhere = tasks["ashvardanian__StringZilla-202"]
-    assert (filed_elsewhere.language, filed_elsewhere.filed_language) == (Language.CPP, "rust")
+    assert (filed_elsewhere.language, filed_elsewhere.filed_language) == (Language("cpp"), "rust")
     for instance_id, (language, jobs, kind) in EXPECTED.items():
         task = tasks[instance_id]
         if instance_id == "ashvardanian__StringZilla-202":
-            language = Language.CPP
+            language = Language("cpp")
         assert task.language is language, instance_id
         assert task.filed_language is None or instance_id == filed_elsewhere.instance_id
         assert task.kind is kind, instance_id
@@ -185,7 +185,7 @@ def test_ci_name_list_shapes_and_language_rules(tmp_path: Path) -> None:
     ]
     lines.append(json.dumps(line | {"instance_id": "bad", "ci_name_list": [""]}))
     lines.append(json.dumps(line | {"instance_id": "own", "ci_name_list": [], "pipeline": None}))
-    report = import_lines(lines, None, language=Language.GO)
+    report = import_lines(lines, None, language=Language("go"))
     assert [list(t.ci_name_list) for t in report.tasks] == [
         [JobRef("test")],
         [JobRef("test", ".github/workflows/ci.yml")],
@@ -199,7 +199,7 @@ def test_ci_name_list_shapes_and_language_rules(tmp_path: Path) -> None:
         [JobRef(ANY_JOB)],
         [JobRef(ANY_JOB)],
     ]
-    assert all(t.language is Language.GO and t.kind is TaskKind.CI_JUDGED for t in report.tasks)
+    assert all(t.language is Language("go") and t.kind is TaskKind.CI_JUDGED for t in report.tasks)
     assert [(e.line, e.field, e.reason) for e in report.errors] == [
         (11, "ci_name_list", "bad ci_name_list")
     ]
@@ -209,7 +209,7 @@ def test_ci_name_list_shapes_and_language_rules(tmp_path: Path) -> None:
     assert unknown.skipped() == {"missing language": 1}
     named = tmp_path / "rust_filtered_instance_list.jsonl"
     named.write_text(nameless.read_text())
-    assert import_jsonl(named, None).tasks[0].language is Language.RUST
+    assert import_jsonl(named, None).tasks[0].language is Language("rust")
 
 
 WORKFLOW = """
@@ -276,7 +276,7 @@ def test_a_local_repo_imports_and_resolves_its_matrix_leg(
     report = import_jsonl(path, Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir))
     assert report.errors == []
     (task,) = report.tasks
-    assert task.language is Language.PYTHON and task.kind is TaskKind.CI_JUDGED
+    assert task.language is Language("python") and task.kind is TaskKind.CI_JUDGED
     # the listed 3.12 leg's sibling on 3.11: this machine's Python without a deviation
     assert task.ci_job == "ubuntu-latest (3.11) @ .github/workflows/ci.yml"
     pipeline = task.require_pipeline()
@@ -352,7 +352,7 @@ def test_hf_exports_import_offline_and_take_the_first_linux_test_job(
     report = import_lines(
         lines,
         Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir),
-        language=Language.PYTHON,
+        language=Language("python"),
         any_job=True,
     )
     assert report.errors == []

@@ -84,7 +84,7 @@ def test_a_conda_job_is_skipped_with_its_reason_in_the_import_report(
     monkeypatch.setenv("ARENA_CONDA_CHANNEL", channel)
     repo, commit = make_repo({**PYTHON.files, W: CONDA_WORKFLOW})
     workspaces = Workspaces(ci_settings.mirrors_dir, ci_settings.runs_dir)
-    report = import_lines([_line(repo, commit, "conda-1")], workspaces, language=Language.PYTHON)
+    report = import_lines([_line(repo, commit, "conda-1")], workspaces, language=Language("python"))
     assert report.tasks == []
     reason = Refusal.CONDA if reachable else Refusal.CONDA_UNREACHABLE
     assert report.skipped() == {reason.value: 1}

@@ -105,7 +105,7 @@ def test_a_tripwire_form_plants_where_its_own_runner_and_report_are(
 
 
 def _language_branches(path: Path) -> list[str]:
-    """`language == "go"`-like comparisons and `Language.GO`-like references in a file."""
+    """`language == "go"`-like comparisons and `Language("go")`-like references in a file."""
     relative = path.relative_to(ROOT).as_posix()
     found = []
     for node in ast.walk(ast.parse(path.read_text(), relative)):
