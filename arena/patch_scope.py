@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import cache
 
 from arena.hunks import FilePatch, Hunk, split_diff
-from arena.languages.syntax import first_line, last_line, parse, text
+from arena.languages import profiles
+from arena.languages.profile import TestSpans
 from arena.ownership.changes import apply_file, file_changes, file_paths
 from arena.unified import unified_diff
 from ci_runner import PatchError, normalize_diff
@@ -32,57 +34,53 @@ _CI_PATHS = re.compile(
     r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.travis\.yml$|azure-pipelines\.yml$"
     r"|appveyor\.yml$|Jenkinsfile$|\.buildkite/|\.drone\.yml$|\.cirrus\.yml$)"
 )
-# names the test tools are imported or loaded by: a tree file of that name shadows the tool
-_SHADOWING = frozenset(
-    {"pytest", "_pytest", "pytest.py", "unittest", "unittest.py", "pluggy", "py.py",
-     "sitecustomize", "sitecustomize.py", "usercustomize", "usercustomize.py", "nose", "nose2",
-     "hypothesis", "doctest.py"}
-)  # fmt: skip
-# modules pytest itself imports: a package of that name where imports start (the checkout's
-# root, or its src/ or lib/ folder) comes before the installed one
-_PYTEST_IMPORTS = frozenset(
-    {"iniconfig", "packaging", "attr", "attrs", "exceptiongroup", "tomli", "pygments",
-     "colorama", "py"}
-)  # fmt: skip
-_IMPORT_ROOTS = frozenset({"src", "lib", "python"})
-_TEST_CONFIG = frozenset(
-    {"conftest.py", "pytest.ini", "tox.ini", "noxfile.py", ".coveragerc", "CTestTestfile.cmake",
-     "CTestConfig.cmake", "CTestCustom.cmake", "CTestCustom.cmake.in", ".bazelrc"}
-)  # fmt: skip
-# the test frameworks' own headers, vendored or not
-_HARNESS = re.compile(
-    r"(?:^|/)(?:doctest\.h|catch\.hpp|catch_amalgamated\.[ch]pp|gtest\.h|gmock\.h|utest\.h"
-    r"|acutest\.h|unity\.h|minunit\.h)$"
-    r"|(?:^|/)(?:gtest|gmock|googletest|googlemock|catch2|doctest)/"
-)
 _TEST_FOLDERS = frozenset(
     {"test", "tests", "testdata", "testing", "unittest", "unittests", "unit_tests", "__tests__",
      "spec", "cypress", "e2e"}
 )  # fmt: skip
 # a library's own test helpers, which its users import: numpy.testing, django.test, torch.testing
 _LIBRARY_TEST_PACKAGES = frozenset({"test", "testing", "_testing"})
-_TEST_FILES = re.compile(
-    r"(?:^test_[^/]*\.py|_test\.py|^tests?\.py|_test\.go|^test_[^/]*\.(?:c|cc|cpp|cxx)"
-    r"|_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hpp)|\.(?:test|spec)\.[cm]?[jt]sx?)$"
-)
-# sections of shared configuration files that only configure tests
-_TEST_SECTION = re.compile(
-    r"^\s*\[\s*(?:tool[.:](?:pytest|coverage|tox|nox|hatch\.envs)|pytest|coverage|tox|testenv)"
-    r"\b[^\]]*\]"
-)
-_SECTION = re.compile(r"^\s*\[[^\]]+\]\s*$")
-_SHARED_CONFIG = frozenset({"pyproject.toml", "setup.cfg"})
-
-# a line comment per file kind, for N(P'); files of other kinds are left as they are
-_COMMENT = {
-    ".py": "#", ".pyi": "#", ".toml": "#", ".cfg": "#", ".ini": "#", ".yml": "#", ".yaml": "#",
-    ".sh": "#", ".cmake": "#", ".txt": None, ".go": "//", ".rs": "//", ".c": "//", ".h": "//",
-    ".cc": "//", ".cpp": "//", ".cxx": "//", ".hh": "//", ".hpp": "//", ".hxx": "//",
-    ".ipp": "//", ".inl": "//", ".js": "//", ".ts": "//", ".tsx": "//", ".jsx": "//",
-    ".java": "//", ".kt": "//", ".swift": "//", ".cs": "//",
+_TEST_CONFIG = frozenset({".bazelrc"})  # of no one language
+_TEST_FILES = re.compile(r"\.(?:test|spec)\.[cm]?[jt]sx?$")  # JavaScript's and TypeScript's
+# a line comment per file kind, for N(P') (the languages' own come from their PatchRules);
+# files of other kinds are left as they are
+_COMMENT: dict[str, str | None] = {
+    ".toml": "#", ".cfg": "#", ".ini": "#", ".yml": "#", ".yaml": "#", ".sh": "#", ".txt": None,
+    ".js": "//", ".ts": "//", ".tsx": "//", ".jsx": "//", ".java": "//", ".kt": "//",
+    ".swift": "//", ".cs": "//",
 }  # fmt: skip
-_COMMENT_BY_NAME = {"CMakeLists.txt": "#", "Makefile": "#", "Dockerfile": "#"}
+_COMMENT_BY_NAME = {"Makefile": "#", "Dockerfile": "#"}
 NEUTRAL_LINE = "arena: a neutral change (N(P')): a behavioural test does not notice it"
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """Every registered language's PatchRules joined with the generic ones."""
+
+    shadows_tool: tuple[Callable[[Sequence[str]], bool], ...]
+    test_config: frozenset[str]
+    harness: tuple[re.Pattern[str], ...]
+    test_files: tuple[re.Pattern[str], ...]
+    test_spans: tuple[TestSpans, ...]
+    comments: dict[str, str | None]
+    comments_by_name: dict[str, str]
+
+
+@cache
+def _rules() -> _Rules:
+    rules = [profile.patch_rules for profile in profiles()]
+    return _Rules(
+        shadows_tool=tuple(r.shadows_tool for r in rules if r.shadows_tool is not None),
+        test_config=_TEST_CONFIG.union(*(r.test_config for r in rules)),
+        harness=tuple(r.harness for r in rules if r.harness is not None),
+        test_files=(_TEST_FILES, *(r.test_files for r in rules if r.test_files is not None)),
+        test_spans=tuple(r.test_spans for r in rules if r.test_spans is not None),
+        comments={**_COMMENT, **{k: v for r in rules for k, v in r.comments.items()}},
+        comments_by_name={
+            **_COMMENT_BY_NAME,
+            **{k: v for r in rules for k, v in r.comments_by_name.items()},
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -127,91 +125,26 @@ def _why_test_file(path: str, exists: Callable[[str], bool] = lambda _: False) -
     name = parts[-1]
     if _CI_PATHS.match(path):
         return "CI configuration"
-    top = parts[1:] if len(parts) > 2 and parts[0] in _IMPORT_ROOTS else parts
-    if (
-        name in _SHADOWING
-        or any(part in _SHADOWING for part in parts[:-1])
-        or name.endswith(".pth")
-        or (len(top) > 1 and top[0] in _PYTEST_IMPORTS)
-        or (len(top) == 1 and name.removesuffix(".py") in _PYTEST_IMPORTS and name.endswith(".py"))
-    ):
+    rules = _rules()
+    if any(shadows(parts) for shadows in rules.shadows_tool):
         return "shadows a test tool"
-    if name in _TEST_CONFIG:
+    if name in rules.test_config:
         return "test configuration"
-    if _HARNESS.search(path):
+    if any(harness.search(path) for harness in rules.harness):
         return "test harness"
     if _in_test_folder(parts[:-1], exists):
         return "test folder"
-    if _TEST_FILES.search(name):
+    if any(test_files.search(name) for test_files in rules.test_files):
         return "test file"
     return None
 
 
-def _section_spans(source: str) -> list[tuple[int, int]]:
-    """1-based line spans of the test-only sections of an INI or TOML file."""
-    spans: list[tuple[int, int]] = []
-    lines = source.splitlines()
-    start: int | None = None
-    for number, line in enumerate(lines, 1):
-        if _SECTION.match(line):
-            if start is not None:
-                spans.append((start, number - 1))
-            start = number if _TEST_SECTION.match(line) else None
-    if start is not None:
-        spans.append((start, len(lines)))
-    return spans
-
-
-def _rust_test_spans(source: str) -> list[tuple[int, int]]:
-    """1-based line spans of `#[cfg(test)]` items (test modules) in a Rust file."""
-    spans: list[tuple[int, int]] = []
-    root = parse("rust", source)
-    children = list(root.children)
-    for i, node in enumerate(children):
-        if node.type != "attribute_item" or "cfg(test)" not in text(node).replace(" ", ""):
-            continue
-        following = next((n for n in children[i + 1 :] if n.type != "attribute_item"), None)
-        if following is not None:
-            spans.append((first_line(node), last_line(following)))
-    return spans
-
-
-# CMake commands that register tests with CTest: what a CI run's test list is made of
-_CMAKE_TEST_COMMAND = re.compile(
-    r"^\s*(?:add_test|set_tests_properties|enable_testing|gtest_discover_tests|gtest_add_tests"
-    r"|catch_discover_tests|doctest_discover_tests|include\s*\(\s*(?:CTest|GoogleTest|Catch)\b"
-    r"|set_property\s*\(\s*TEST\b)",
-    re.IGNORECASE,
-)
-
-
-def _cmake_test_spans(source: str) -> list[tuple[int, int]]:
-    """1-based line spans of the commands that register tests in a CMake file."""
-    spans: list[tuple[int, int]] = []
-    lines = source.splitlines()
-    number = 0
-    while number < len(lines):
-        if not _CMAKE_TEST_COMMAND.match(lines[number]):
-            number += 1
-            continue
-        start, depth = number, 0
-        while number < len(lines):
-            depth += lines[number].count("(") - lines[number].count(")")
-            number += 1
-            if depth <= 0:
-                break
-        spans.append((start + 1, number))
-    return spans
-
-
 def _test_spans(path: str, source: str) -> list[tuple[int, int]]:
-    name = posixpath.basename(path)
-    if name in _SHARED_CONFIG:
-        return _section_spans(source)
-    if name == "CMakeLists.txt" or name.endswith(".cmake"):
-        return _cmake_test_spans(source)
-    if name.endswith(".rs"):
-        return _rust_test_spans(source)
+    """The test-only parts of a file shared with the code, as its language reads them."""
+    for spans in _rules().test_spans:
+        found = spans(path, source)
+        if found is not None:
+            return found
     return []
 
 
@@ -340,9 +273,10 @@ def _paths(diff: str) -> set[str]:
 
 def _comment(path: str) -> str | None:
     name = posixpath.basename(path)
-    if name in _COMMENT_BY_NAME:
-        return _COMMENT_BY_NAME[name]
-    return _COMMENT.get(posixpath.splitext(name)[1])
+    rules = _rules()
+    if name in rules.comments_by_name:
+        return rules.comments_by_name[name]
+    return rules.comments.get(posixpath.splitext(name)[1])
 
 
 def neutral_change(patch: str, read_base: ReadFile) -> tuple[str, tuple[str, ...]]:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from arena.languages.profile import Language, TaskProfile
+from arena.languages.profile import Language, PatchRules, TaskProfile
 from ci_runner import LANGUAGE_FOLDERS
 
-__all__ = ["Language", "TaskProfile", "language_named", "profiles", "task_profile"]
+__all__ = ["Language", "PatchRules", "TaskProfile", "language_named", "profiles", "task_profile"]
 
 # each language's module: named like its folder in ci_runner.languages
 _MODULES = {Language(name): f"{__name__}.{folder}" for name, folder in LANGUAGE_FOLDERS.items()}

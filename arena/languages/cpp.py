@@ -10,7 +10,7 @@ import tree_sitter_cpp
 from tree_sitter import Node
 
 from arena.languages.cases import ReadFile, TestCase
-from arena.languages.profile import Language, TaskProfile
+from arena.languages.profile import Language, PatchRules, TaskProfile
 from arena.languages.syntax import first_line, last_line, parse, text
 
 _CONTAINERS = {"TEST_SUITE", "TEST_SUITE_BEGIN", "extern"}
@@ -144,6 +144,56 @@ SOURCE_SUFFIXES = (
     ".ipp", ".inl", ".tpp", ".cu", ".cuh",
 )  # fmt: skip
 
+# CMake commands that register tests with CTest: what a CI run's test list is made of
+_CMAKE_TEST_COMMAND = re.compile(
+    r"^\s*(?:add_test|set_tests_properties|enable_testing|gtest_discover_tests|gtest_add_tests"
+    r"|catch_discover_tests|doctest_discover_tests|include\s*\(\s*(?:CTest|GoogleTest|Catch)\b"
+    r"|set_property\s*\(\s*TEST\b)",
+    re.IGNORECASE,
+)
+
+
+def cmake_test_spans(path: str, source: str) -> list[tuple[int, int]] | None:
+    """The commands that register tests in a CMake file."""
+    name = path.rsplit("/", 1)[-1]
+    if name != "CMakeLists.txt" and not name.endswith(".cmake"):
+        return None
+    spans: list[tuple[int, int]] = []
+    lines = source.splitlines()
+    number = 0
+    while number < len(lines):
+        if not _CMAKE_TEST_COMMAND.match(lines[number]):
+            number += 1
+            continue
+        start, depth = number, 0
+        while number < len(lines):
+            depth += lines[number].count("(") - lines[number].count(")")
+            number += 1
+            if depth <= 0:
+                break
+        spans.append((start + 1, number))
+    return spans
+
+
+_COMMENTED = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".ipp", ".inl")
+PATCH_RULES = PatchRules(
+    test_config=frozenset(
+        {"CTestTestfile.cmake", "CTestConfig.cmake", "CTestCustom.cmake", "CTestCustom.cmake.in"}
+    ),
+    # the test frameworks' own headers, vendored or not
+    harness=re.compile(
+        r"(?:^|/)(?:doctest\.h|catch\.hpp|catch_amalgamated\.[ch]pp|gtest\.h|gmock\.h|utest\.h"
+        r"|acutest\.h|unity\.h|minunit\.h)$"
+        r"|(?:^|/)(?:gtest|gmock|googletest|googlemock|catch2|doctest)/"
+    ),
+    test_files=re.compile(
+        r"(?:^test_[^/]*\.(?:c|cc|cpp|cxx)|_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hpp))$"
+    ),
+    test_spans=cmake_test_spans,
+    comments={**dict.fromkeys(_COMMENTED, "//"), ".cmake": "#"},
+    comments_by_name={"CMakeLists.txt": "#"},
+)
+
 PROFILE = TaskProfile(
     language=Language("cpp"),
     aliases=("c++", "cxx"),
@@ -153,4 +203,5 @@ PROFILE = TaskProfile(
     grammar=tree_sitter_cpp.language,
     test_suffixes=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"),
     find_cases=cpp_cases,
+    patch_rules=PATCH_RULES,
 )

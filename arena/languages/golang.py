@@ -10,7 +10,7 @@ import tree_sitter_go
 from tree_sitter import Node
 
 from arena.languages.cases import ReadFile, TestCase, is_path_suffix
-from arena.languages.profile import Language, TaskProfile
+from arena.languages.profile import Language, PatchRules, TaskProfile
 from arena.languages.syntax import first_line, last_line, parse, text
 
 _MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
@@ -96,6 +96,8 @@ def go_cases(path: str, source: str, read_file: ReadFile) -> list[TestCase]:
     return cases
 
 
+PATCH_RULES = PatchRules(test_files=re.compile(r"_test\.go$"), comments={".go": "//"})
+
 PROFILE = TaskProfile(
     language=Language("go"),
     aliases=("golang",),
@@ -105,4 +107,5 @@ PROFILE = TaskProfile(
     grammar=tree_sitter_go.language,
     test_suffixes=(".go",),
     find_cases=go_cases,
+    patch_rules=PATCH_RULES,
 )

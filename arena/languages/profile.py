@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,29 @@ if TYPE_CHECKING:  # the ownership package asks this registry for its finders
 Language = StrEnum(  # type: ignore[misc]  # built from the registry, not written out
     "Language", {name.upper(): name for name in LANGUAGE_FOLDERS}
 )
+
+
+# (a path, its text) -> the 1-based line spans of its test-only code or settings, in a file
+# shared with the code (a `#[cfg(test)]` module, a `[tool.pytest]` section); None: not a
+# file the language reads so
+TestSpans = Callable[[str, str], "list[tuple[int, int]] | None"]
+
+
+@dataclass(frozen=True)
+class PatchRules:
+    """What of a submitter's patch is the language's test code or test infrastructure, dropped
+    before the gold tests run (P'), and how its files take the comment line of a neutral
+    change (N(P')): `arena.patch_scope` joins every language's with the generic rules."""
+
+    # the path's parts (folders, then the file) shadow the language's test tools (a
+    # `pytest.py`, a package named like one pytest imports)
+    shadows_tool: Callable[[Sequence[str]], bool] | None = None
+    test_config: frozenset[str] = frozenset()  # names of files that configure its tests
+    harness: re.Pattern[str] | None = None  # its test frameworks' own files, vendored or not
+    test_files: re.Pattern[str] | None = None  # names of its test files
+    test_spans: TestSpans | None = None
+    comments: Mapping[str, str | None] = field(default_factory=dict)  # ending -> line comment
+    comments_by_name: Mapping[str, str] = field(default_factory=dict)  # file name -> comment
 
 
 @dataclass(frozen=True)
@@ -38,6 +62,7 @@ class TaskProfile:
     # the requirements a gold patch adds, fetched for offline runs; None: the language's
     # environment build keeps what the repo's own files ask for only
     added_requirements: Callable[[str], tuple[str, ...]] | None = None
+    patch_rules: PatchRules = PatchRules()
 
     @property
     def ci(self) -> LanguageProfile:

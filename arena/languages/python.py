@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from functools import partial
 
 import tree_sitter_python
@@ -11,7 +12,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from tree_sitter import Node
 
 from arena.languages.cases import ReadFile, TestCase
-from arena.languages.profile import Language, TaskProfile
+from arena.languages.profile import Language, PatchRules, TaskProfile
 from arena.languages.syntax import first_line, last_line, parse, text
 
 
@@ -149,6 +150,68 @@ def added_requirements(diff: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+# names the test tools are imported or loaded by: a tree file of that name shadows the tool
+_SHADOWING = frozenset(
+    {"pytest", "_pytest", "pytest.py", "unittest", "unittest.py", "pluggy", "py.py",
+     "sitecustomize", "sitecustomize.py", "usercustomize", "usercustomize.py", "nose", "nose2",
+     "hypothesis", "doctest.py"}
+)  # fmt: skip
+# modules pytest itself imports: a package of that name where imports start (the checkout's
+# root, or its src/ or lib/ folder) comes before the installed one
+_PYTEST_IMPORTS = frozenset(
+    {"iniconfig", "packaging", "attr", "attrs", "exceptiongroup", "tomli", "pygments",
+     "colorama", "py"}
+)  # fmt: skip
+_IMPORT_ROOTS = frozenset({"src", "lib", "python"})
+# sections of shared configuration files that only configure tests
+_TEST_SECTION = re.compile(
+    r"^\s*\[\s*(?:tool[.:](?:pytest|coverage|tox|nox|hatch\.envs)|pytest|coverage|tox|testenv)"
+    r"\b[^\]]*\]"
+)
+_CONFIG_SECTION = re.compile(r"^\s*\[[^\]]+\]\s*$")
+_SHARED_CONFIG = frozenset({"pyproject.toml", "setup.cfg"})
+
+
+def shadows_test_tool(parts: Sequence[str]) -> bool:
+    """A file at `parts` (its folders, then its name) that Python would load instead of a test
+    tool, or of a module the tool imports, or a `.pth` file run at start-up."""
+    name = parts[-1]
+    top = parts[1:] if len(parts) > 2 and parts[0] in _IMPORT_ROOTS else parts
+    return (
+        name in _SHADOWING
+        or any(part in _SHADOWING for part in parts[:-1])
+        or name.endswith(".pth")
+        or (len(top) > 1 and top[0] in _PYTEST_IMPORTS)
+        or (len(top) == 1 and name.removesuffix(".py") in _PYTEST_IMPORTS and name.endswith(".py"))
+    )
+
+
+def config_test_spans(path: str, source: str) -> list[tuple[int, int]] | None:
+    """The test-only sections of a pyproject.toml or setup.cfg (`[tool.pytest.ini_options]`,
+    `[coverage:run]`, `[testenv]`)."""
+    if posixpath.basename(path) not in _SHARED_CONFIG:
+        return None
+    spans: list[tuple[int, int]] = []
+    lines = source.splitlines()
+    start: int | None = None
+    for number, line in enumerate(lines, 1):
+        if _CONFIG_SECTION.match(line):
+            if start is not None:
+                spans.append((start, number - 1))
+            start = number if _TEST_SECTION.match(line) else None
+    if start is not None:
+        spans.append((start, len(lines)))
+    return spans
+
+
+PATCH_RULES = PatchRules(
+    shadows_tool=shadows_test_tool,
+    test_config=frozenset({"conftest.py", "pytest.ini", "tox.ini", "noxfile.py", ".coveragerc"}),
+    test_files=re.compile(r"(?:^test_[^/]*\.py|_test\.py|^tests?\.py)$"),
+    test_spans=config_test_spans,
+    comments={".py": "#", ".pyi": "#"},
+)
+
 PROFILE = TaskProfile(
     language=Language("python"),
     aliases=("py",),
@@ -159,4 +222,5 @@ PROFILE = TaskProfile(
     test_suffixes=(".py",),
     find_cases=python_cases,
     added_requirements=added_requirements,
+    patch_rules=PATCH_RULES,
 )

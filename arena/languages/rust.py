@@ -11,7 +11,7 @@ import tree_sitter_rust
 from tree_sitter import Node
 
 from arena.languages.cases import ReadFile, TestCase, is_path_suffix
-from arena.languages.profile import Language, TaskProfile
+from arena.languages.profile import Language, PatchRules, TaskProfile
 from arena.languages.syntax import first_line, last_line, parse, text
 
 _GENERICS = re.compile(r"<.*>", re.DOTALL)
@@ -148,6 +148,23 @@ def rust_cases(path: str, source: str, read_file: ReadFile) -> list[TestCase]:
     return walker.cases
 
 
+def cfg_test_spans(path: str, source: str) -> list[tuple[int, int]] | None:
+    """The `#[cfg(test)]` items (test modules) of a Rust file."""
+    if not path.endswith(".rs"):
+        return None
+    spans: list[tuple[int, int]] = []
+    children = list(parse("rust", source).children)
+    for i, node in enumerate(children):
+        if node.type != "attribute_item" or "cfg(test)" not in text(node).replace(" ", ""):
+            continue
+        following = next((n for n in children[i + 1 :] if n.type != "attribute_item"), None)
+        if following is not None:
+            spans.append((first_line(node), last_line(following)))
+    return spans
+
+
+PATCH_RULES = PatchRules(test_spans=cfg_test_spans, comments={".rs": "//"})
+
 PROFILE = TaskProfile(
     language=Language("rust"),
     aliases=("rs",),
@@ -157,4 +174,5 @@ PROFILE = TaskProfile(
     grammar=tree_sitter_rust.language,
     test_suffixes=(".rs",),
     find_cases=rust_cases,
+    patch_rules=PATCH_RULES,
 )
