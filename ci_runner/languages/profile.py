@@ -13,6 +13,7 @@ from ci_runner.pipeline import Pipeline, ReportFormat, Step
 
 if TYPE_CHECKING:  # the layers that apply a profile import it; it names their types only
     from ci_runner.languages.reporting import Reporting
+    from ci_runner.languages.results import ResultRules
     from ci_runner.languages.scope import ScopeRule
     from ci_runner.languages.sites import Site
     from ci_runner.languages.twins import TwinForm
@@ -145,6 +146,7 @@ class LanguageProfile:
     commands: CommandWords  # what its tools look like in a step's shell text
     matrix_keys: tuple[str, ...]  # matrix keys that name the toolchain's version
     report_rule: ReportRule
+    results: ResultRules  # how its reports, log lines and summary lines are read
     # how the scope of its runner lines is read (which gold tests a leg reaches): none read
     scope_rules: tuple[ScopeRule, ...]
     # disk estimates (ci_runner.environments): typical own size of the language's image over

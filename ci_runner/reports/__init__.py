@@ -1,12 +1,12 @@
 """Test report parsers: each turns one report format into `{test_id: outcome}`."""
 
+from collections.abc import Callable
+
 from ci_runner.errors import ReportError
+from ci_runner.languages import profiles
+from ci_runner.languages.junit import parse_junit
+from ci_runner.languages.outcomes import Outcomes
 from ci_runner.pipeline import ReportFormat
-from ci_runner.reports.ctest import parse_ctest
-from ci_runner.reports.gojson import parse_go_json
-from ci_runner.reports.junit import parse_junit
-from ci_runner.reports.libtest import parse_libtest
-from ci_runner.reports.outcomes import Outcomes
 from ci_runner.reports.summaries import RunnerSummary, contradiction, runner_summary
 
 # what one run's test ids may add up to: a result is stored and read back with every verdict
@@ -14,12 +14,15 @@ from ci_runner.reports.summaries import RunnerSummary, contradiction, runner_sum
 # ids of 80 bytes stays well below it
 MAX_ID_BYTES = 16 * 2**20
 
-_PARSERS = {
-    ReportFormat.JUNIT: parse_junit,
-    ReportFormat.GO_JSON: parse_go_json,
-    ReportFormat.LIBTEST: parse_libtest,
-    ReportFormat.CTEST: parse_ctest,
-}
+
+def _parser(report_format: ReportFormat) -> Callable[[bytes], Outcomes]:
+    """JUnit, which the languages share, or the language's whose format it is."""
+    if report_format is ReportFormat.JUNIT:
+        return parse_junit
+    for profile in profiles():
+        if (parse := profile.results.reports.get(report_format)) is not None:
+            return parse
+    raise ReportError(f"no registered language reads {report_format.value} reports")
 
 
 def parse_report(report_format: ReportFormat, data: bytes, max_tests: int = 100_000) -> Outcomes:
@@ -31,7 +34,7 @@ def parse_report(report_format: ReportFormat, data: bytes, max_tests: int = 100_
         raise ReportError(
             f"the {report_format.value} report names {named} tests, over the limit of {max_tests}"
         )
-    outcomes = _PARSERS[report_format](data)
+    outcomes = _parser(report_format)(data)
     if not outcomes:
         raise ReportError(f"the {report_format.value} report names no tests")
     if len(outcomes) > max_tests:

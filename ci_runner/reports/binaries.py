@@ -28,7 +28,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ci_runner.reports.outcomes import Outcomes, record
+from ci_runner.languages.outcomes import Outcomes, record
 from ci_runner.types import TestOutcome
 
 MAX_TREES = 8  # build trees listed at most

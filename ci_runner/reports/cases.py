@@ -18,7 +18,7 @@ import defusedxml.ElementTree as safe_xml
 from defusedxml import DefusedXmlException
 
 from ci_runner.errors import ReportError
-from ci_runner.reports.outcomes import Outcomes, record
+from ci_runner.languages.outcomes import Outcomes, record
 from ci_runner.types import TestOutcome
 
 # root element of each framework's report: GoogleTest, doctest, Catch2 2.x and 3.x

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ci_runner.env_layout import CACHE_DIR, SYSTEM_PATH
 from ci_runner.image_layout import WORKSPACE
+from ci_runner.languages.cpp import results
 from ci_runner.languages.cpp import tripwires as tripwires
 from ci_runner.languages.cpp import twins as cpp_twins
 from ci_runner.languages.profile import (
@@ -241,6 +242,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=(),
     report_rule=report_rule,
+    results=results.RESULTS,
     scope_rules=(),  # ctest's selection is by name and label, not by file
     typical_image_mb=640,
     typical_env_layer_mb=1000,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ci_runner.env_layout import CACHE_DIR, GOMODCACHE, SYSTEM_PATH
 from ci_runner.go_toolchain import go_release, release_key
-from ci_runner.languages.golang import scope
+from ci_runner.languages.golang import results, scope
 from ci_runner.languages.golang import tripwires as tripwires
 from ci_runner.languages.golang import twins as go_twins
 from ci_runner.languages.profile import (
@@ -211,6 +211,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("go-version", "go"),
     report_rule=report_rule,
+    results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
     suite_setup=installed_file(SHIM_PATH, GO_SHIM),
     typical_image_mb=755,

@@ -21,7 +21,7 @@ from ci_runner.languages.profile import (
     ReadFile,
     TripwireForm,
 )
-from ci_runner.languages.python import scope
+from ci_runner.languages.python import results, scope
 from ci_runner.languages.python import tripwires as tripwires
 from ci_runner.languages.python import twins as python_twins
 from ci_runner.languages.reporting import Reporting, with_appended
@@ -235,6 +235,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("python-version", "python"),
     report_rule=report_rule,
+    results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
     typical_image_mb=275,
     typical_env_layer_mb=150,

@@ -16,7 +16,7 @@ from ci_runner.languages.profile import (
     TripwireForm,
 )
 from ci_runner.languages.reporting import Reporting, step_report
-from ci_runner.languages.rust import scope
+from ci_runner.languages.rust import results, scope
 from ci_runner.languages.rust import tripwires as tripwires
 from ci_runner.languages.rust import twins as rust_twins
 from ci_runner.languages.rust.scope import CARGO_BEFORE_SUBCOMMAND
@@ -307,6 +307,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("rust",),
     report_rule=report_rule,
+    results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
     typical_image_mb=1030,
     typical_env_layer_mb=1500,

@@ -13,7 +13,7 @@ import defusedxml.ElementTree as safe_xml
 from defusedxml import DefusedXmlException
 
 from ci_runner.errors import ReportError
-from ci_runner.reports.outcomes import Outcomes, record
+from ci_runner.languages.outcomes import Outcomes, record
 from ci_runner.types import TestOutcome
 
 # real reports nest suites a few levels deep; a hostile one nests for memory and time

@@ -11,8 +11,8 @@ number), so no input can make it backtrack.
 
 import re
 
-from ci_runner.reports.lines import report_lines
-from ci_runner.reports.outcomes import Outcomes, record
+from ci_runner.languages.outcomes import Outcomes, record
+from ci_runner.languages.report_lines import report_lines
 from ci_runner.types import TestOutcome
 
 _DOCTEST_LINE = re.compile(r" \(line \d+\)")

@@ -2,9 +2,9 @@
 
 import re
 
-from ci_runner.reports.junit import case_id, case_outcome, junit_cases
-from ci_runner.reports.lines import report_lines
-from ci_runner.reports.outcomes import Outcomes, record
+from ci_runner.languages.junit import case_id, case_outcome, junit_cases
+from ci_runner.languages.outcomes import Outcomes, record
+from ci_runner.languages.report_lines import report_lines
 from ci_runner.types import TestOutcome
 
 # "  1/12 Test  #3: name ......   Passed    0.01 sec": bounded counts, no nested repetition

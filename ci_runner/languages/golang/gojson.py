@@ -3,7 +3,7 @@
 import json
 
 from ci_runner.errors import ReportError
-from ci_runner.reports.outcomes import Outcomes, record
+from ci_runner.languages.outcomes import Outcomes, record
 from ci_runner.types import TestOutcome
 
 _FINAL = {"pass": TestOutcome.PASSED, "fail": TestOutcome.FAILED, "skip": TestOutcome.SKIPPED}
