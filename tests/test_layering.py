@@ -9,6 +9,8 @@ a driver like them beside them (it starts workers and the API). SQL is executed 
 from __future__ import annotations
 
 import ast
+import re
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,3 +148,163 @@ def test_the_arena_is_built_in_one_place() -> None:
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Arena":
                     builders.append(relative)
     assert builders == ["arena/runtime.py"]
+
+
+PACKAGES = ("arena", "ci_runner", "cli", "workers", "api")
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Each of our modules (a package by its `__init__`'s name) -> the modules of ours it
+    imports; `from m import name` counts as importing m.name where that is a module."""
+    files = {
+        relative: names for package in PACKAGES for relative, names in _imports(package).items()
+    }
+
+    def name_of(relative: str) -> str:
+        return relative.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+    modules = {name_of(relative) for relative in files}
+    graph: dict[str, set[str]] = {}
+    for relative, names in files.items():
+        ours = {n for n in names if _is_in(n, PACKAGES)}
+        graph[name_of(relative)] = {
+            n if n in modules else n.rpartition(".")[0] for n in ours
+        } & modules
+    return graph
+
+
+def _reaches(graph: dict[str, set[str]], start: str, target: str) -> bool:
+    """Whether a chain of imports leads from a module in `start` to one in `target` (each a
+    package with everything in it, or a module)."""
+    queue = [m for m in graph if _is_in(m, (start,))]
+    seen = set(queue)
+    while queue:
+        for imported in graph[queue.pop()]:
+            if _is_in(imported, (target,)):
+                return True
+            if imported not in seen:
+                seen.add(imported)
+                queue.append(imported)
+    return False
+
+
+def test_no_two_packages_or_modules_beside_each_other_import_each_other() -> None:
+    """A circle makes import order matter and the two one unit: `arena.ci` and
+    `arena.tasks`, `ci_runner.languages` and `ci_runner.workflows` were one once. Siblings
+    are compared with everything they hold, through any chain of imports."""
+    graph = _module_graph()
+    siblings: dict[str, set[str]] = {}
+    for module in graph:
+        parts = module.split(".")
+        for depth in range(2, len(parts) + 1):
+            siblings.setdefault(".".join(parts[: depth - 1]), set()).add(".".join(parts[:depth]))
+    circles = [
+        (a, b)
+        for members in siblings.values()
+        for a in sorted(members)
+        for b in sorted(members)
+        if a < b and _reaches(graph, a, b) and _reaches(graph, b, a)
+    ]
+    assert circles == []
+
+
+def test_a_circle_is_found() -> None:
+    """The check above would pass vacuously if chains were not followed."""
+    graph = {"p.a": {"p.c"}, "p.c": {"p.b.x"}, "p.b.x": {"p.a"}, "p.b": set()}
+    assert _reaches(graph, "p.a", "p.b") and _reaches(graph, "p.b", "p.a")
+    assert not _reaches({"p.a": {"p.b"}, "p.b": set()}, "p.b", "p.a")
+
+
+# what a language's folder (ci_runner) or module (arena) may not import: the layers that
+# apply the languages' profiles, which import the registry; other languages are checked too
+_APPLYING = {
+    "ci_runner": (
+        "ci_runner.workflows", "ci_runner.tripwires", "ci_runner.reports", "ci_runner.runner",
+        "ci_runner.environments", "ci_runner.images", "ci_runner.toolchains",
+        "ci_runner.providers", "ci_runner.sandbox", "ci_runner.warmup",
+    ),
+    "arena": ("arena.ownership", "arena.patch_scope", "arena.tasks", "arena.ci", "arena.match"),
+}  # fmt: skip
+
+
+def test_a_language_builds_only_on_the_registry_kit_and_never_on_another_language() -> None:
+    """A language is its folder in `ci_runner.languages` and its module in `arena.languages`:
+    they may use the modules beside the registries (the kit) and lower layers, never the
+    layers that apply profiles, nor another language's files."""
+    from ci_runner.languages import LANGUAGE_FOLDERS
+
+    folders = set(LANGUAGE_FOLDERS.values())
+    for folder in folders:
+        others = tuple(f"ci_runner.languages.{f}" for f in folders - {folder})
+        found = _imports("ci_runner", skip=())
+        mine = {p: n for p, n in found.items() if p.startswith(f"ci_runner/languages/{folder}/")}
+        assert mine, folder
+        assert _offenders(mine, _APPLYING["ci_runner"] + others) == {}, folder
+        others = tuple(f"arena.languages.{f}" for f in folders - {folder})
+        module = {p: n for p, n in _imports("arena").items() if p == f"arena/languages/{folder}.py"}
+        assert module, folder
+        assert _offenders(module, _APPLYING["arena"] + others) == {}, folder
+
+
+# a test tool's name in code (not in a docstring or a comment): `unittest` is also a make
+# target's and a folder's name, so it is not one of them
+_TOOL_NAMES = re.compile(
+    r"\b(?:pytest|py\.test|cargo|ctest|go\s+test|gotestsum|nextest|tox|nox|rustup|cmake"
+    r"|catch2|gtest|doctest|mvn|maven|gradle|surefire)\b",
+    re.IGNORECASE,
+)
+# shared modules that still hold a language's tools, each to move into its language's files
+_STILL_NAMING_TOOLS = {
+    "ci_runner/workflows/actions.py": "Rust's GitHub actions (actions-rs/cargo, install-action)",
+    "ci_runner/workflows/brew.py": "Homebrew's C++ test frameworks as Debian packages",
+    "ci_runner/workflows/ranking.py": "legs named after pytest, tox and nox environments",
+    "ci_runner/runner_setup.py": "the cargo shim and cmake's package",
+    "ci_runner/runner.py": "ctest's binaries split into their cases",
+    "ci_runner/reports/binaries.py": "doctest, Catch2 and GoogleTest binaries' cases",
+    "ci_runner/reports/cases.py": "doctest's case lists",
+    "ci_runner/pipeline.py": "the ctest report format",
+    "ci_runner/tripwires/scripts.py": "tox.ini's pytest line",
+    "arena/tasks/unnamed_tests.py": "each language's test definitions, GoogleTest's among them",
+}
+
+
+def _code_words(path: Path) -> list[str]:
+    """The names and string literals of a module's code, its docstrings left out."""
+    words: list[str] = []
+    previous: tokenize.TokenInfo | None = None
+    with path.open() as source:
+        for token in tokenize.generate_tokens(source.readline):
+            docstring = token.type == tokenize.STRING and (
+                previous is None
+                or previous.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE)
+            )
+            if token.type in (tokenize.NAME, tokenize.STRING) and not docstring:
+                words.append(token.string)
+            if token.type not in (tokenize.COMMENT, tokenize.NL):
+                previous = token
+    return words
+
+
+def _naming_tools() -> dict[str, list[str]]:
+    from ci_runner.languages import LANGUAGE_FOLDERS
+
+    own = tuple(f"ci_runner/languages/{f}/" for f in LANGUAGE_FOLDERS.values())
+    own += tuple(f"arena/languages/{f}.py" for f in LANGUAGE_FOLDERS.values())
+    found: dict[str, list[str]] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative.startswith(own) or relative.startswith("arena/tasks/demo/"):
+                continue
+            if named := [w[:60] for w in _code_words(path) if _TOOL_NAMES.search(w)]:
+                found[relative] = named
+    return found
+
+
+def test_tool_names_live_in_the_languages_files() -> None:
+    """Which command runs tests, how its report reads, what shadows it: a language's own
+    files say it, so a new language is its files and a registry line. The modules listed
+    in _STILL_NAMING_TOOLS are what is left to move; one moved leaves the list."""
+    found = _naming_tools()
+    assert {path: words for path, words in found.items() if path not in _STILL_NAMING_TOOLS} == {}
+    assert sorted(set(_STILL_NAMING_TOOLS) - set(found)) == [], "moved: take it off the list"

@@ -147,6 +147,9 @@ class LanguageProfile:
     matrix_keys: tuple[str, ...]  # matrix keys that name the toolchain's version
     report_rule: ReportRule
     results: ResultRules  # how its reports, log lines and summary lines are read
+    # (what went wrong, a log line's pattern) of a warm-up run that could not set itself up
+    # (ci_runner.warmup: pip could not resolve, a Go module is missing)
+    setup_failures: tuple[tuple[str, str], ...]
     # how the scope of its runner lines is read (which gold tests a leg reaches): none read
     scope_rules: tuple[ScopeRule, ...]
     # disk estimates (ci_runner.environments): typical own size of the language's image over

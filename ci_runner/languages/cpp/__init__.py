@@ -215,6 +215,13 @@ COMMANDS = CommandWords(
     lints=(r"clang-format|clang-tidy|cpplint",),
 )
 
+# how a warm-up run says it could not set itself up (ci_runner.warmup)
+SETUP_FAILURES = (
+    ("CMake could not configure", r"Configuring incomplete, errors occurred"),
+    ("a dependency's header is missing", r"fatal error: [^:\s]+\.h(?:pp|h)?: No such file"),
+    ("a library is missing", r"/ld: cannot find -l\S+"),
+)
+
 PROFILE = LanguageProfile(
     name="cpp",
     packages=("g++", "cmake", "make", "ccache"),
@@ -242,6 +249,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=(),
     report_rule=report_rule,
+    setup_failures=SETUP_FAILURES,
     results=results.RESULTS,
     scope_rules=(),  # ctest's selection is by name and label, not by file
     typical_image_mb=640,

@@ -180,6 +180,16 @@ COMMANDS = CommandWords(
     benign=(r"go\s+(?:version|env)\b.*",),
 )
 
+# how a warm-up run says it could not set itself up (ci_runner.warmup)
+SETUP_FAILURES = (
+    ("a Go module is missing", r"missing go\.sum entry"),
+    ("a Go module is missing", r"no required module provides package"),
+    ("a Go module is missing", r"cannot find module providing package"),
+    ("Go could not fetch a module", r"^go: .*(?:dial tcp|GOPROXY=off|module lookup disabled)"),
+    ("the Go toolchain is too old", r"requires go >= \S+ \(running go"),
+    ("the Go toolchain is too old", r"go\.mod requires go >= "),
+)
+
 PROFILE = LanguageProfile(
     name="go",
     # cgo (and so `go test -race`) needs a C compiler, which GitHub's runner always has
@@ -211,6 +221,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("go-version", "go"),
     report_rule=report_rule,
+    setup_failures=SETUP_FAILURES,
     results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
     suite_setup=installed_file(SHIM_PATH, GO_SHIM),

@@ -201,6 +201,25 @@ COMMANDS = CommandWords(
     benign=(r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+(?:list|freeze|show)\b.*",),
 )
 
+# how a warm-up run says it could not set itself up (ci_runner.warmup): pip, and pip
+# inside tox, nox and build isolation
+SETUP_FAILURES = (
+    ("pip could not find a version", r"ERROR: Could not find a version that satisfies"),
+    ("pip found no distribution", r"ERROR: No matching distribution found for"),
+    ("pip could not resolve the requirements", r"ResolutionImpossible"),
+    ("a dependency failed to build", r"ERROR: Failed building wheel for"),
+    ("a dependency failed to build", r"ERROR: Could not build wheels for"),
+    ("a dependency failed to build", r"ERROR: Failed to build installable wheels"),
+    ("a dependency failed to build", r"error: subprocess-exited-with-error"),
+    ("pip could not install", r"ERROR: Could not install packages due to"),
+    ("uv could not resolve", r"No solution found when resolving"),
+    ("tox could not install", r"ERROR: could not install deps"),
+    ("the Python interpreter is missing", r"could not find python interpreter with spec"),
+    ("the Python interpreter is missing", r"nox > .*Python interpreter \S+ not found"),
+    ("nox could not install", r"nox > Command .*(?:pip|uv) install .* failed with exit code"),
+    ("the tests could not start", r"ImportError while loading conftest"),
+)
+
 PROFILE = LanguageProfile(
     name="python",
     packages=("python3", "python3-pytest", "python3-venv", "python-is-python3"),
@@ -235,6 +254,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("python-version", "python"),
     report_rule=report_rule,
+    setup_failures=SETUP_FAILURES,
     results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
     typical_image_mb=275,

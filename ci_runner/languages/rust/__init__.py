@@ -276,6 +276,23 @@ COMMANDS = CommandWords(
     ),
 )
 
+# how a warm-up run says it could not set itself up (ci_runner.warmup)
+SETUP_FAILURES = (
+    ("cargo could not resolve", r"error: failed to select a version for"),
+    ("cargo could not resolve", r"error: no matching package named"),
+    ("cargo could not fetch", r"error: failed to download"),
+    ("cargo could not fetch", r"error: failed to get `[^`]+` as a dependency"),
+    ("cargo could not fetch", r"error: failed to load source for dependency"),
+    ("cargo could not fetch", r"attempting to make an HTTP request, but --offline was specified"),
+    ("a dependency's build script failed", r"error: failed to run custom build command for"),
+    ("the Rust toolchain is too old", r"cannot be built because it requires rustc"),
+    ("the Rust toolchain is too old", r"error: failed to parse (?:lock file|manifest)"),
+    ("the Rust toolchain is too old", r"feature `[^`]+` is required"),
+    # the code uses a language or library feature this rustc has not stabilised (let chains
+    # before 1.88): every run fails to compile, whatever the patch
+    ("the Rust toolchain is too old", r"^error\[E0658\]: "),
+)
+
 PROFILE = LanguageProfile(
     name="rust",
     # python3 runs the date-cut index (ci_runner.timemachine_index) during environment builds
@@ -307,6 +324,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("rust",),
     report_rule=report_rule,
+    setup_failures=SETUP_FAILURES,
     results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
     typical_image_mb=1030,

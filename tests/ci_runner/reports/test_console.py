@@ -7,8 +7,8 @@ import time
 import pytest
 
 from ci_runner import CIRequest, CIRunner, CIStatus, Pipeline, TestOutcome
-from ci_runner.reports.console import MAX_LINE, parse_console
 from ci_runner.languages.outcomes import bounded_id
+from ci_runner.reports.console import MAX_LINE, parse_console
 from tests.ci_runner.projects import CPP, GO, PYTHON
 from tests.conftest import MakeRepo
 

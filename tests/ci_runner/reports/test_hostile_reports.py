@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 
 from ci_runner import CIResult, CIStatus, ReportError, StepResult, TestOutcome
+from ci_runner.languages.outcomes import MAX_ID_CHARS
 from ci_runner.pipeline import ReportFormat
 from ci_runner.reports import contradiction, parse_report, runner_summary
-from ci_runner.languages.outcomes import MAX_ID_CHARS
 from ci_runner.sandbox.limits import OutputBuffer
 from cli.render import render_ci_result
 
