@@ -68,7 +68,9 @@ class Step(BaseModel):
 
 
 class ReportSpec(BaseModel):
-    """Where the test report is: a file in the workspace, or the log of a named step."""
+    """Where the test report is: a file in the workspace, every file a pattern matches (`*`
+    stands for any characters, `/` included, as in find's `-path`: one report per module of
+    a build, `*/target/surefire-reports/TEST-*.xml`), or the log of a named step."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import posixpath
 import re
+import shlex
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -24,6 +25,7 @@ from ci_runner.errors import (
 from ci_runner.github_files import with_earlier_steps
 from ci_runner.image_layout import WORKSPACE
 from ci_runner.job_folder import step_command
+from ci_runner.languages.outcomes import record
 from ci_runner.outcome import overall_status
 from ci_runner.patches import apply_diffs
 from ci_runner.pipeline import Pipeline, ReportFormat, ReportSpec, Step
@@ -459,6 +461,42 @@ class CIRunner:
             log.warning("the sandbox stopped while test binaries ran case by case: %s", exc)
         return tests
 
+    def _matching_reports(
+        self, sandbox: Sandbox, spec: ReportSpec, limits: Limits
+    ) -> dict[str, TestOutcome]:
+        """The tests of every report file `spec.path` matches, within one report's byte and
+        test limits all together (a test in two files: its worst outcome stands)."""
+        pattern = f"./{spec.path}"
+        listed = sandbox.exec(
+            f"find . -path {shlex.quote(pattern)} -type f -print | LC_ALL=C sort"
+            f" | head -n {MAX_REPORT_FILES}",
+            env={},
+            workdir=WORKSPACE,
+            timeout_s=REPORT_LISTING_S,
+            max_output_bytes=MAX_REPORT_FILES * 4096,
+        )
+        paths = [line for line in listed.output.splitlines() if line.startswith("./")]
+        if listed.exit_code != 0 or not paths:
+            raise ReportError(f"no test report matches {spec.path}")
+        tests: dict[str, TestOutcome] = {}
+        budget = limits.max_report_bytes
+        for relative in paths:
+            try:
+                data = sandbox.read_file(posixpath.join(WORKSPACE, relative[2:]), max(budget, 1))
+            except SandboxFileError as exc:
+                raise ReportError(
+                    f"test report {relative[2:]}: {exc} (the files matching {spec.path} may hold "
+                    f"{limits.max_report_bytes} bytes together)"
+                ) from exc
+            budget -= len(data)
+            for test_id, outcome in parse_report(spec.format, data, limits.max_tests).items():
+                record(tests, test_id, outcome)
+            if len(tests) > limits.max_tests:
+                raise ReportError(
+                    f"the reports matching {spec.path} name over {limits.max_tests} tests"
+                )
+        return tests
+
     def _read_report(
         self,
         sandbox: Sandbox,
@@ -468,6 +506,8 @@ class CIRunner:
     ) -> tuple[dict[str, TestOutcome], str | None]:
         spec = pipeline.report
         try:
+            if spec.path is not None and "*" in spec.path:
+                return self._matching_reports(sandbox, spec, limits), None
             if spec.path is not None:
                 path = posixpath.join(WORKSPACE, spec.path)
                 try:
@@ -517,6 +557,8 @@ class CollectedReport(NamedTuple):
     counted: dict[str, TestOutcome]
 
 
+MAX_REPORT_FILES = 10_000  # report files a pattern may match (one per test class: Surefire)
+REPORT_LISTING_S = 30.0  # how long listing them may take
 MIN_APART_S = 5.0  # the invocation run apart starts only with this much of the run's time left
 MIN_CASE_RUN_S = 15.0  # a case run starts only with this much of the run's time left
 CASE_RUN_GRACE_S = 10.0  # its binary is stopped this long before the run's time is up
