@@ -47,6 +47,7 @@ LANGUAGE_FOLDERS: dict[str, str] = {
     "go": "golang",
     "rust": "rust",
     "cpp": "cpp",
+    "java": "java",
 }
 LANGUAGES = tuple(LANGUAGE_FOLDERS)
 _MODULES = {name: f"{__name__}.{folder}" for name, folder in LANGUAGE_FOLDERS.items()}

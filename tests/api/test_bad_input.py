@@ -9,11 +9,13 @@ from fastapi.testclient import TestClient
 
 from api.schema_file import SCHEMA_FILE, render, served_schema
 from api.schemas.matches import StatusFilter
+from arena.tasks.demo import demo_sources
 from arena.vocabulary import MatchStatus
 from ci_runner import CISettings
 from tests.api.conftest import ADMIN, demo_jsonl
 
 IDS = ["demo__py-ledger-split", "demo__py-textkit-slug"]
+DEMO_TASKS = len(demo_sources())
 
 
 def _upload(client: TestClient, text: str, **params: object):  # type: ignore[no-untyped-def]
@@ -81,14 +83,18 @@ def test_a_tournament_is_recorded_with_its_settings(client: TestClient) -> None:
     assert started.status_code == 202, started.text
     body = started.json()
     assert body["settings"] == {"context_budget_tokens": 32000} and body["status"] == "running"
-    assert body["progress"]["total"] == body["progress"]["queued"] == 3 * 8
+    assert body["progress"]["total"] == body["progress"]["queued"] == 3 * DEMO_TASKS
     listed = client.get("/api/matches", params={"tournament": body["id"], "model": "partial"})
-    assert listed.json()["total"] == 2 * 8
+    assert listed.json()["total"] == 2 * DEMO_TASKS
     cancelled = client.post(f"/api/tournaments/{body['id']}/cancel", headers=ADMIN)
-    assert cancelled.json() == {"id": body["id"], "cancelled_matches": 24}
+    assert cancelled.json() == {"id": body["id"], "cancelled_matches": 3 * DEMO_TASKS}
     with client.stream("GET", f"/api/tournaments/{body['id']}/events") as events:
         text = "".join(events.iter_text())
-    assert "event: progress" in text and "event: end" in text and '"cancelled":24' in text
+    assert (
+        "event: progress" in text
+        and "event: end" in text
+        and f'"cancelled":{3 * DEMO_TASKS}' in text
+    )
 
 
 def test_the_committed_openapi_file_is_what_the_app_serves(client: TestClient) -> None:

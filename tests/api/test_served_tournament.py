@@ -13,6 +13,7 @@ import pytest
 
 from arena.ratings.results_file import parse_results_lines
 from arena.retrieval import estimate_tokens
+from arena.tasks.demo import demo_sources
 from ci_runner import CISettings
 from tests.api.conftest import SECRET, TOKEN, demo_jsonl
 from tests.api.test_models import CANARY, database_text
@@ -97,7 +98,10 @@ def test_a_tournament_through_the_api_from_registration_to_evidence(
         imported = call("POST", "/api/tasks/import", headers=ADMIN,
                         files={"file": ("demo.jsonl", corpus.encode())})  # fmt: skip
         assert imported.status_code == 200, imported.text
-        assert len(imported.json()["imported"]) == 8 and imported.json()["errors"] == []
+        assert (
+            len(imported.json()["imported"]) == len(demo_sources())
+            and imported.json()["errors"] == []
+        )
         started = call("POST", "/api/tournaments", headers=ADMIN, json={
             "models": ["m1", "oracle", "null"], "tasks": TASKS,
             "settings": {"context_budget_tokens": 500}})  # fmt: skip

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from arena.languages import Language
 from arena.tasks.demo import demo_tasks
 from arena.tasks.gitrepo import commit_directory
 from arena.tasks.schema import Task
@@ -347,7 +348,7 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
             "model": "scripted-1", "api_key": "sk-compose-test", "organization": "Test Lab"})  # fmt: skip
         assert created.status_code == 201, created.text
 
-        # one task of each language: every toolchain plays, at half the eight tasks' CI time;
+        # one task of each language: every toolchain plays, at half the demo tasks' CI time;
         # one of them comes from the mirror folder, which every service (the API and LLM
         # worker as uid 10001, the CI worker as root) reads though none of them owns it
         corpus = _container_demo_corpus(demo, stack.work / "git-mirrors", played[0])
@@ -355,14 +356,14 @@ def test_the_whole_service_in_one_compose_project(stack: Stack) -> None:
                             files={"file": ("demo.jsonl", corpus)})  # fmt: skip
         assert imported.status_code == 200, imported.text
         ids = [t["instance_id"] for t in imported.json()["imported"]]
-        assert len(ids) == 8 and imported.json()["errors"] == [], imported.text
+        assert len(ids) == len(demo) and imported.json()["errors"] == [], imported.text
         assert set(played) <= set(ids), played
         started = api.post("/api/tournaments", headers=ADMIN,
                            json={"models": ["scripted", "oracle", "null"], "tasks": played})  # fmt: skip
         assert started.status_code == 202, started.text
         tournament = started.json()["id"]
         total = started.json()["progress"]["total"]
-        assert total == 3 * len(played) == 12
+        assert total == 3 * len(played) == 3 * len(Language)
 
         # the CI worker dies mid-tournament; compose brings it back, the tournament goes on,
         # and the restarted worker removes the sandboxes it had up when it died

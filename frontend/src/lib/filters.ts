@@ -12,7 +12,7 @@ type Complete<All, Listed extends readonly All[]> = [Exclude<All, Listed[number]
   ? true
   : false;
 
-export const LANGUAGES = ["python", "go", "rust", "cpp"] as const satisfies readonly Choices<
+export const LANGUAGES = ["python", "go", "rust", "cpp", "java"] as const satisfies readonly Choices<
   "language"
 >[];
 export const KINDS = ["gold-judged", "ci-judged"] as const satisfies readonly Choices<"kind">[];

@@ -10,7 +10,7 @@ import pytest
 from arena.ci import TaskCI
 from arena.hunks import split_diff
 from arena.players.baselines import partial_patch, partial_tests
-from arena.tasks.demo import demo_tasks
+from arena.tasks.demo import demo_sources, demo_tasks
 from arena.tasks.pipelines import with_pipeline
 from arena.tasks.schema import Language, Task
 from arena.validation import validate_task
@@ -52,7 +52,7 @@ def test_materializing_twice_gives_the_same_commit(tmp_path: Path, demo: list[Ta
     assert again == {t.instance_id: t.base_commit for t in demo}
 
 
-@pytest.mark.parametrize("index", range(8))
+@pytest.mark.parametrize("index", range(len(demo_sources())))
 def test_every_demo_task_validates_and_partial_is_partly_right(
     index: int, demo: list[Task], task_ci: TaskCI
 ) -> None:

@@ -123,7 +123,7 @@ def test_a_base_commit_that_is_no_full_commit_id_is_refused_naming_the_field(
     }
 
 
-FOREIGN = ["evil/miner:latest", "docker.io/library/python:3.12", "arena/ci-java:x", "arena/x:y"]
+FOREIGN = ["evil/miner:latest", "docker.io/library/python:3.12", "arena/ci-cobol:x", "arena/x:y"]
 
 
 def test_a_task_naming_an_image_arena_did_not_build_is_refused(

@@ -31,6 +31,7 @@ TEST_COMMANDS = {
     "go": "go test ./...",
     "rust": "cargo test --workspace",
     "cpp": "ctest --test-dir build",
+    "java": "mvn -B test",
 }
 
 

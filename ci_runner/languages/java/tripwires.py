@@ -1,0 +1,118 @@
+"""Java's tripwires: one JUnit test class per Maven module the run's diffs reach, written into
+that module's `src/test/java` (Surefire runs every `*Test` class there), in the JUnit the
+module's build asks for: JUnit 5 (Jupiter) where its pom names `junit-jupiter`, else JUnit 4
+where it names `junit`. A module whose build names neither (TestNG, none) gets none.
+
+The class is named `<token>Test` in no package, so its report id is `<token>Test::<method>`:
+the token is the site's name, the two methods' names are the passing and failing tests'.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ci_runner.languages.sites import Site, plain_dir, plain_file, token
+
+MAX_SITES = 16
+TEST_SOURCES = "src/test/java"
+_JUPITER = """import org.junit.jupiter.api.Test;
+
+public class {cls} {{
+    // Arena's tripwire (ci_runner/languages/java): this test must pass
+    @Test
+    public void {passing}() {{
+    }}
+{failing_test}}}
+"""
+_JUPITER_FAILING = """
+    // Arena's tripwire: this test must fail
+    @Test
+    public void {failing}() {{
+        org.junit.jupiter.api.Assertions.fail("Arena's tripwire fails here");
+    }}
+"""
+_JUNIT4 = """import org.junit.Test;
+
+public class {cls} {{
+    // Arena's tripwire (ci_runner/languages/java): this test must pass
+    @Test
+    public void {passing}() {{
+    }}
+{failing_test}}}
+"""
+_JUNIT4_FAILING = """
+    // Arena's tripwire: this test must fail
+    @Test
+    public void {failing}() {{
+        org.junit.Assert.fail("Arena's tripwire fails here");
+    }}
+"""
+MAX_POM_BYTES = 1024 * 1024
+
+
+def _pom(module: Path) -> str:
+    path = module / "pom.xml"
+    try:
+        if path.stat().st_size > MAX_POM_BYTES:
+            return ""
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def junit_of(module: Path, root: Path) -> str | None:
+    """`jupiter` or `junit4`: what the module's pom (or, where it names neither, the root
+    pom, whose dependency management a module inherits) asks for; None for neither."""
+    for pom in (_pom(module), _pom(root)):
+        if "junit-jupiter" in pom:
+            return "jupiter"
+        if "<artifactId>junit</artifactId>" in pom:
+            return "junit4"
+    return None
+
+
+def module_of(root: Path, path: str) -> Path | None:
+    """The Maven module holding `path`: the nearest folder above it with a pom.xml."""
+    folder = (root / path).parent
+    while True:
+        if plain_file(root, folder / "pom.xml"):
+            return folder
+        if folder == root or root not in folder.parents:
+            return None
+        folder = folder.parent
+
+
+def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]:
+    """One site per module the run's diffs reach that has test sources (module doc)."""
+    modules: list[Path] = []
+    for path in sorted(touched):
+        module = module_of(root, path)
+        if module is not None and module not in modules:
+            modules.append(module)
+    sites = []
+    for module in modules[:MAX_SITES]:
+        junit = junit_of(module, root)
+        if junit is None or not plain_dir(root, module / TEST_SOURCES):
+            continue
+        name, passing = f"{token()}Test", token()
+        failing = token() if with_failing else None
+        template, failing_template = (
+            (_JUPITER, _JUPITER_FAILING) if junit == "jupiter" else (_JUNIT4, _JUNIT4_FAILING)
+        )
+        source = template.format(
+            cls=name,
+            passing=passing,
+            failing_test=failing_template.format(failing=failing) if failing else "",
+        )
+        folder = os.path.relpath(module / TEST_SOURCES, root)
+        sites.append(
+            Site(
+                label=f"java {os.path.relpath(module, root)}",
+                names=(name,),
+                passing=passing,
+                failing=failing,
+                files={f"{folder}/{name}.java": source.encode()},
+            )
+        )
+    return sites
