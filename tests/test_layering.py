@@ -264,7 +264,6 @@ _STILL_NAMING_TOOLS = {
     "ci_runner/reports/cases.py": "doctest's case lists",
     "ci_runner/pipeline.py": "the ctest report format",
     "ci_runner/tripwires/scripts.py": "tox.ini's pytest line",
-    "arena/tasks/unnamed_tests.py": "each language's test definitions, GoogleTest's among them",
 }
 
 

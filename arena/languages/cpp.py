@@ -204,4 +204,9 @@ PROFILE = TaskProfile(
     test_suffixes=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"),
     find_cases=cpp_cases,
     patch_rules=PATCH_RULES,
+    definitions=(
+        re.compile(r"\b(?:void|int|bool|auto)\s+(\w+)\s*\("),  # returning a plain type
+        re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST)\s*\(\s*\w+\s*,\s*(\w+)"),  # GoogleTest
+        re.compile(r"\b(?:TEST_CASE|SCENARIO)\s*\(\s*\"([^\"]+)\""),  # Catch2, doctest
+    ),
 )

@@ -108,4 +108,5 @@ PROFILE = TaskProfile(
     test_suffixes=(".go",),
     find_cases=go_cases,
     patch_rules=PATCH_RULES,
+    definitions=(re.compile(r"\bfunc\s+(?:\([^)]*\)\s*)?(\w+)"),),
 )

@@ -106,4 +106,5 @@ PROFILE = TaskProfile(
     test_suffixes=(".java",),
     find_cases=java_cases,
     patch_rules=PATCH_RULES,
+    definitions=(re.compile(r"\bvoid\s+(\w+)\s*\("),),
 )

@@ -63,6 +63,9 @@ class TaskProfile:
     # environment build keeps what the repo's own files ask for only
     added_requirements: Callable[[str], tuple[str, ...]] | None = None
     patch_rules: PatchRules = PatchRules()
+    # a test's or a function's definition on a line (its name: the first group that matched),
+    # for telling whether a run's output names the tests (arena.tasks.unnamed_tests)
+    definitions: tuple[re.Pattern[str], ...] = ()
 
     @property
     def ci(self) -> LanguageProfile:

@@ -223,4 +223,5 @@ PROFILE = TaskProfile(
     find_cases=python_cases,
     added_requirements=added_requirements,
     patch_rules=PATCH_RULES,
+    definitions=(re.compile(r"\bdef\s+(\w+)"),),
 )

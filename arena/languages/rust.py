@@ -175,4 +175,5 @@ PROFILE = TaskProfile(
     test_suffixes=(".rs",),
     find_cases=rust_cases,
     patch_rules=PATCH_RULES,
+    definitions=(re.compile(r"\bfn\s+(\w+)"),),
 )

@@ -18,18 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import cache
 
 from arena.hunks import split_diff
+from arena.languages import profiles
 from arena.retrieval import is_test_path
 
-# a definition on an added line: a function (Python, Go with its receiver, Rust, C and C++
-# returning a plain type) or a framework's test case (GoogleTest, Catch2, doctest)
-_DEFINED = re.compile(
-    r"\b(?:def|func|fn)\s+(?:\([^)]*\)\s*)?(?P<function>\w+)"
-    r"|\b(?:void|int|bool|auto)\s+(?P<c_function>\w+)\s*\("
-    r"|\b(?:TEST|TEST_F|TEST_P|TYPED_TEST)\s*\(\s*\w+\s*,\s*(?P<gtest>\w+)"
-    r"|\b(?:TEST_CASE|SCENARIO)\s*\(\s*\"(?P<case>[^\"]+)\""
-)
 MIN_NAME = 4  # shorter names (`run`, `f`) would be found in any output by chance
 NOT_TESTS = frozenset({"main", "setUp", "tearDown", "init", "setup", "teardown"})
 MARK = "the steps' output names none of the tests"  # what a stored reason is known by
@@ -37,7 +31,6 @@ GOLD_TESTS = "the gold tests add or change"
 REPOSITORY_TESTS = "the repository's test sources define"
 # the sources read for a repository's test names: enough to name its tests, bounded for
 # a monorepo
-_SOURCE = re.compile(r"\.(?:py|go|rs|c|cc|cpp|cxx|h|hh|hpp|hxx)$")
 MAX_TEST_SOURCES = 200
 MAX_SOURCE_CHARS = 256 * 1024
 
@@ -59,18 +52,27 @@ def repository_test_names(
 ) -> frozenset[str]:
     """The names the repository's test sources define (files whose path says they hold
     tests, in a language Arena reads), the first MAX_TEST_SOURCES of them by path."""
-    sources = sorted(p for p in paths if is_test_path(p) and _SOURCE.search(p))
+    suffixes = tuple(s for profile in profiles() for s in profile.source_suffixes)
+    sources = sorted(p for p in paths if is_test_path(p) and p.lower().endswith(suffixes))
     texts = (read(path) for path in sources[:MAX_TEST_SOURCES])
     return _defined_names(text[:MAX_SOURCE_CHARS] for text in texts if text is not None)
+
+
+@cache
+def _definitions() -> tuple[re.Pattern[str], ...]:
+    """A definition on a line, as every registered language writes one: a function (a Go
+    one with its receiver) or a framework's test case (GoogleTest, Catch2, doctest)."""
+    return tuple(pattern for profile in profiles() for pattern in profile.definitions)
 
 
 def _defined_names(texts: Iterable[str]) -> frozenset[str]:
     names: set[str] = set()
     for text in texts:
-        for found in _DEFINED.finditer(text):
-            name = next(g for g in found.groups() if g is not None)
-            if len(name) >= MIN_NAME and name not in NOT_TESTS:
-                names.add(name)
+        for pattern in _definitions():
+            for found in pattern.finditer(text):
+                name = next(g for g in found.groups() if g is not None)
+                if len(name) >= MIN_NAME and name not in NOT_TESTS:
+                    names.add(name)
     return frozenset(names)
 
 
