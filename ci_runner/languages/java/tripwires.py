@@ -3,8 +3,11 @@ that module's `src/test/java` (Surefire runs every `*Test` class there), in the 
 module's build asks for: JUnit 5 (Jupiter) where its pom names `junit-jupiter`, else JUnit 4
 where it names `junit`. A module whose build names neither (TestNG, none) gets none.
 
-The class is named `<token>Test` in no package, so its report id is `<token>Test::<method>`:
-the token is the site's name, the two methods' names are the passing and failing tests'.
+The class is named `<token>Test`, in the package of the module's first test source (sorted
+by path; no package where there is none), beside the tests: a build's own checks hold it
+to its rules (Error Prone with -Werror refuses a class in no package). Its report id is
+`<package>.<token>Test::<method>`: the class is the site's name, the two methods' names
+are the passing and failing tests'.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import os
 from pathlib import Path
 
 from ci_runner.languages.sites import Site, plain_dir, plain_file, token
+from ci_runner.tree_walk import walk
 
 MAX_SITES = 16
+MAX_FOLDERS_SEEN = 2000  # of a module's test sources, looking for its first test's package
 TEST_SOURCES = "src/test/java"
-_JUPITER = """import org.junit.jupiter.api.Test;
+_JUPITER = """{package}import org.junit.jupiter.api.Test;
 
 public class {cls} {{
     // Arena's tripwire (ci_runner/languages/java): this test must pass
@@ -32,7 +37,7 @@ _JUPITER_FAILING = """
         org.junit.jupiter.api.Assertions.fail("Arena's tripwire fails here");
     }}
 """
-_JUNIT4 = """import org.junit.Test;
+_JUNIT4 = """{package}import org.junit.Test;
 
 public class {cls} {{
     // Arena's tripwire (ci_runner/languages/java): this test must pass
@@ -83,6 +88,19 @@ def module_of(root: Path, path: str) -> Path | None:
         folder = folder.parent
 
 
+def test_package(sources: Path) -> str:
+    """The package of the first `.java` file under `sources` (folders sorted by name), as
+    its folder names it; "" for none."""
+    for seen, (top, subdirs, files) in enumerate(walk(sources)):
+        subdirs.sort()
+        if any(name.endswith(".java") for name in files):
+            relative = os.path.relpath(top, sources)
+            return "" if relative == "." else relative.replace(os.sep, ".")
+        if seen >= MAX_FOLDERS_SEEN:
+            break
+    return ""
+
+
 def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]:
     """One site per module the run's diffs reach that has test sources (module doc)."""
     modules: list[Path] = []
@@ -95,17 +113,22 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
         junit = junit_of(module, root)
         if junit is None or not plain_dir(root, module / TEST_SOURCES):
             continue
+        sources = module / TEST_SOURCES
+        package = test_package(sources)
+        if package and not all(part.isidentifier() for part in package.split(".")):
+            package = ""
         name, passing = f"{token()}Test", token()
         failing = token() if with_failing else None
         template, failing_template = (
             (_JUPITER, _JUPITER_FAILING) if junit == "jupiter" else (_JUNIT4, _JUNIT4_FAILING)
         )
         source = template.format(
+            package=f"package {package};\n\n" if package else "",
             cls=name,
             passing=passing,
             failing_test=failing_template.format(failing=failing) if failing else "",
         )
-        folder = os.path.relpath(module / TEST_SOURCES, root)
+        folder = os.path.relpath(sources / package.replace(".", "/"), root)
         sites.append(
             Site(
                 label=f"java {os.path.relpath(module, root)}",

@@ -89,14 +89,20 @@ def test_a_tripwire_class_goes_into_each_reached_module_in_its_junit(tmp_path: P
     _module(tmp_path, "a", JUPITER_POM)
     _module(tmp_path, "b", JUNIT4_POM)
     _module(tmp_path, "c", "<project/>")  # neither JUnit: none
+    # beside the module's first test, in its package (Error Prone refuses no package)
+    (tmp_path / "a/src/test/java/demo/zz").mkdir()
+    (tmp_path / "a/src/test/java/demo/zz/LaterTest.java").write_text("package demo.zz;\n")
+    (tmp_path / "a/src/test/java/demo/CalcTest.java").write_text("package demo;\n")
     touched = frozenset(
         {"a/src/main/java/demo/Calc.java", "b/src/main/java/demo/Calc.java", "c/x.java"}
     )
     sites = plant(tmp_path, touched, True)
     assert [s.label for s in sites] == ["java a", "java b"]
     (a_path, a_source), (b_path, b_source) = (next(iter(s.files.items())) for s in sites)
-    assert a_path.startswith("a/src/test/java/") and a_path.endswith("Test.java")
-    assert b_path.startswith("b/src/test/java/")
+    assert a_path.startswith("a/src/test/java/demo/") and a_path.endswith("Test.java")
+    assert a_source.startswith(b"package demo;\n")
+    assert b_path.startswith("b/src/test/java/") and b_path.count("/") == 4  # no test yet
+    assert not b_source.startswith(b"package")
     assert b"org.junit.jupiter.api.Test" in a_source and b"org.junit.Test;" in b_source
     for site, source in ((sites[0], a_source), (sites[1], b_source)):
         assert site.failing is not None
