@@ -21,38 +21,26 @@ from ci_runner.tree_walk import walk
 MAX_SITES = 16
 MAX_FOLDERS_SEEN = 2000  # of a module's test sources, looking for its first test's package
 TEST_SOURCES = "src/test/java"
-_JUPITER = """{package}import org.junit.jupiter.api.Test;
+SOURCE = """{package}import {test};
 
 public class {cls} {{
-    // Arena's tripwire (ci_runner/languages/java): this test must pass
     @Test
     public void {passing}() {{
     }}
 {failing_test}}}
 """
-_JUPITER_FAILING = """
-    // Arena's tripwire: this test must fail
+FAILING_TEST = """
     @Test
     public void {failing}() {{
-        org.junit.jupiter.api.Assertions.fail("Arena's tripwire fails here");
+        {fail}("this test fails on purpose");
     }}
 """
-_JUNIT4 = """{package}import org.junit.Test;
-
-public class {cls} {{
-    // Arena's tripwire (ci_runner/languages/java): this test must pass
-    @Test
-    public void {passing}() {{
-    }}
-{failing_test}}}
-"""
-_JUNIT4_FAILING = """
-    // Arena's tripwire: this test must fail
-    @Test
-    public void {failing}() {{
-        org.junit.Assert.fail("Arena's tripwire fails here");
-    }}
-"""
+# each JUnit's test annotation and failing call (no word in the source tells these tests
+# from the module's own: only their fresh names do, which no code knows before the run)
+JUNITS = {
+    "jupiter": ("org.junit.jupiter.api.Test", "org.junit.jupiter.api.Assertions.fail"),
+    "junit4": ("org.junit.Test", "org.junit.Assert.fail"),
+}
 MAX_POM_BYTES = 1024 * 1024
 
 
@@ -119,14 +107,13 @@ def plant(root: Path, touched: frozenset[str], with_failing: bool) -> list[Site]
             package = ""
         name, passing = f"{token()}Test", token()
         failing = token() if with_failing else None
-        template, failing_template = (
-            (_JUPITER, _JUPITER_FAILING) if junit == "jupiter" else (_JUNIT4, _JUNIT4_FAILING)
-        )
-        source = template.format(
+        test, fail = JUNITS[junit]
+        source = SOURCE.format(
             package=f"package {package};\n\n" if package else "",
             cls=name,
             passing=passing,
-            failing_test=failing_template.format(failing=failing) if failing else "",
+            test=test,
+            failing_test=FAILING_TEST.format(failing=failing, fail=fail) if failing else "",
         )
         folder = os.path.relpath(sources / package.replace(".", "/"), root)
         sites.append(
