@@ -263,7 +263,6 @@ _STILL_NAMING_TOOLS = {
     "ci_runner/reports/binaries.py": "doctest, Catch2 and GoogleTest binaries' cases",
     "ci_runner/reports/cases.py": "doctest's case lists",
     "ci_runner/pipeline.py": "the ctest report format",
-    "ci_runner/tripwires/scripts.py": "tox.ini's pytest line",
 }
 
 

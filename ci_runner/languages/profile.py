@@ -81,8 +81,9 @@ class CommandWords:
     matched at a command's start, `ci_runner.workflows.commands` joins every language's): a
     command that runs its tests, one of those that selects none (it compiles or lists them),
     one that installs or fetches (setup, run at build time), one that only lints, formats or
-    type-checks, one harmless beside those (prints a version), and a pattern naming a
-    toolchain (groups `plus` or `named`: `cargo +1.75`, `rustup default nightly`)."""
+    type-checks, one harmless beside those (prints a version), a pattern naming a
+    toolchain (groups `plus` or `named`: `cargo +1.75`, `rustup default nightly`), and the
+    files of its task runners."""
 
     runs_tests: tuple[str, ...] = ()
     selects_no_test: tuple[str, ...] = ()
@@ -90,6 +91,8 @@ class CommandWords:
     lints: tuple[str, ...] = ()
     benign: tuple[str, ...] = ()
     names_toolchain: re.Pattern[str] | None = None
+    # files of its task runners whose lines a step may run (tox.ini): read with the steps'
+    task_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ci_runner.languages import profiles
 from ci_runner.languages.shell import logical_lines
 from ci_runner.languages.sites import plain_file
 from ci_runner.pipeline import Pipeline
 from ci_runner.workflows.commands import runner_lines
 
-TASK_FILES = ("tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile")
+# task runners of no one language (each language's are its CommandWords.task_files)
+TASK_FILES = ("Makefile", "makefile", "GNUmakefile", "justfile")
 MAX_SCRIPT_BYTES = 256 * 1024
 _PATH_WORD = re.compile(
     r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|py|mk|ini|toml|cfg))\b"
@@ -54,7 +56,8 @@ def script_lines(root: Path, pipeline: Pipeline) -> list[str]:
     and the scripts a step names (`bash ci/test.sh`), where a runner's options may hide."""
     lines = [line for step in pipeline.steps for line in logical_lines(step.run)]
     folders = {"", *(s.workdir for s in pipeline.steps)}
-    paths = [root / d / name for d in folders for name in TASK_FILES]
+    names = [n for profile in profiles() for n in profile.commands.task_files] + list(TASK_FILES)
+    paths = [root / d / name for d in folders for name in names]
     for step in pipeline.steps:
         for word in _PATH_WORD.findall(step.run):
             paths.append(root / step.workdir / word)

@@ -199,6 +199,7 @@ COMMANDS = CommandWords(
     ),
     lints=(r"flake8|pflake8|ruff|black|isort|mypy|pyright|pylint|pycodestyle|pydocstyle",),
     benign=(r"(?:python\d*(?:\.\d+)?\s+-m\s+)?pip3?\s+(?:list|freeze|show)\b.*",),
+    task_files=("tox.ini", "noxfile.py"),
 )
 
 # how a warm-up run says it could not set itself up (ci_runner.warmup): pip, and pip
