@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ci_runner.languages import find_profile
+from ci_runner.languages import find_profile, profiles
 
 SHIM_DIR = "/mnt/bin"  # BUILD_MOUNT/bin of ci_runner.environments
 APT_CONFIG_FILE = "/mnt/apt.conf"
@@ -289,53 +289,19 @@ exec "$real" -y "${{out[@]}}"
 """
 
 
-# `cargo install` during builds: a release the image's rustc supports when the newest does not
-CARGO_SHIM = f"""#!/bin/bash
-# arena: cargo as on the task's date (environment builds only)
-real=""
-IFS=: read -ra dirs <<< "$PATH"
-for d in "${{dirs[@]}}"; do
-  [ "$d" = {SHIM_DIR} ] && continue
-  if [ -x "$d/cargo" ]; then real="$d/cargo"; break; fi
-done
-[ -n "$real" ] || {{ echo "arena: no cargo on PATH" >&2; exit 127; }}
-args=("$@")
-at=0
-[ "${{args[0]}}" != "${{args[0]#+}}" ] && at=1
-[ "${{args[$at]}}" = install ] || exec "$real" "$@"
-log=$(mktemp)
-# its errors shown as they come and kept for the hint below; a pipeline waits for tee (a
-# process substitution may not have written the log yet when it is read)
-exec 3>&1
-"$real" "$@" 2>&1 >&3 3>&- | tee "$log" >&2
-rc=${{PIPESTATUS[0]}}
-exec 3>&-
-[ $rc -eq 0 ] && exit 0
-# cargo's own hint: "`just 1.53.0` supports rustc 1.85.0"
-names='s/^`\\([A-Za-z0-9_-]*\\) \\([0-9][^`]*\\)` supports rustc.*/\\1@\\2/p'
-supported=$(sed -n "$names" "$log" | head -n1)
-[ -n "$supported" ] || exit $rc
-name="${{supported%@*}}"
-out=()
-for a in "${{args[@]}}"; do
-  if [ "$a" = "$name" ]; then out+=("$supported"); else out+=("$a"); fi
-done
-# with the lock it was published with: today's versions of its dependencies need today's rustc
-case " ${{out[*]}} " in *" --locked "*) ;; *) out+=(--locked) ;; esac
-echo "arena: $name's newest release needs a newer rustc: installing $supported instead" >&2
-exec "$real" "${{out[@]}}"
-"""
-
-
 def shim_files() -> dict[str, tuple[bytes, int]]:
     """The files a build container gets before its first setup step: path -> (data, mode)."""
     return {
         f"{SHIM_DIR}/sudo": (SUDO_SHIM.encode(), 0o755),
         f"{SHIM_DIR}/apt-get": (APT_SHIM.encode(), 0o755),
         f"{SHIM_DIR}/apt": (APT_SHIM.encode(), 0o755),
-        f"{SHIM_DIR}/cargo": (CARGO_SHIM.encode(), 0o755),
         APT_CONFIG_FILE: (APT_CONFIG.encode(), 0o644),
         APT_MAP_FILE: (apt_map().encode(), 0o644),
+        **{
+            f"{SHIM_DIR}/{name}": (text.encode(), 0o755)
+            for profile in profiles()
+            for name, text in profile.build_shims.items()
+        },
     }
 
 

@@ -258,7 +258,7 @@ _STILL_NAMING_TOOLS = {
     "ci_runner/workflows/actions.py": "Rust's GitHub actions (actions-rs/cargo, install-action)",
     "ci_runner/workflows/brew.py": "Homebrew's C++ test frameworks as Debian packages",
     "ci_runner/workflows/ranking.py": "legs named after pytest, tox and nox environments",
-    "ci_runner/runner_setup.py": "the cargo shim and cmake's package",
+    "ci_runner/runner_setup.py": "cmake's and ninja's Debian packages, among every command's",
     "ci_runner/runner.py": "ctest's binaries split into their cases",
     "ci_runner/reports/binaries.py": "doctest, Catch2 and GoogleTest binaries' cases",
     "ci_runner/reports/cases.py": "doctest's case lists",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -181,4 +181,7 @@ class LanguageProfile:
     # run last in the build of an image others may be built on: keeps their builds from
     # changing its files (a file of a lower layer changed at all is copied up whole)
     seal_layer: str = ""
+    # command -> a script first on PATH in environment builds only, in its stead (cargo's:
+    # `cargo install` of a release the image's compiler supports)
+    build_shims: Mapping[str, str] = field(default_factory=dict)
     tripwires: TripwireForm | None = None  # None: the language gets none (C++, see plan)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ci_runner.languages.rust import CARGO_SHIM
 from ci_runner.runner_setup import (
-    CARGO_SHIM,
     RUNNER_TOOLS,
     UBUNTU_TO_DEBIAN,
     apt_map,
@@ -133,3 +133,23 @@ def test_cargo_install_falls_back_to_the_release_the_rustc_supports(
     else:
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == expected
+
+
+def test_the_cargo_shim_first_on_path_runs_the_cargo_after_it(tmp_path: Path) -> None:
+    """The shim finds its own folder on PATH and passes it by, wherever the build puts it."""
+    shims, real = tmp_path / "shims", tmp_path / "real"
+    shims.mkdir()
+    real.mkdir()
+    (shims / "cargo").write_text(CARGO_SHIM)
+    (real / "cargo").write_text('#!/bin/sh\necho "real cargo $*"\n')
+    for path in (shims / "cargo", real / "cargo"):
+        path.chmod(0o755)
+    done = subprocess.run(
+        ["cargo", "test", "--workspace"],
+        env={"PATH": f"{shims}:{real}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "real cargo test --workspace"

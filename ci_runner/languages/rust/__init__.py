@@ -293,6 +293,44 @@ SETUP_FAILURES = (
     ("the Rust toolchain is too old", r"^error\[E0658\]: "),
 )
 
+# `cargo install` during builds: a release the image's rustc supports when the newest does not
+CARGO_SHIM = """#!/bin/bash
+# arena: cargo as on the task's date (environment builds only)
+real=""
+here=$(cd "$(dirname "$0")" && pwd -P)
+IFS=: read -ra dirs <<< "$PATH"
+for d in "${dirs[@]}"; do
+  [ "$d" = "$here" ] && continue
+  if [ -x "$d/cargo" ]; then real="$d/cargo"; break; fi
+done
+[ -n "$real" ] || { echo "arena: no cargo on PATH" >&2; exit 127; }
+args=("$@")
+at=0
+[ "${args[0]}" != "${args[0]#+}" ] && at=1
+[ "${args[$at]}" = install ] || exec "$real" "$@"
+log=$(mktemp)
+# its errors shown as they come and kept for the hint below; a pipeline waits for tee (a
+# process substitution may not have written the log yet when it is read)
+exec 3>&1
+"$real" "$@" 2>&1 >&3 3>&- | tee "$log" >&2
+rc=${PIPESTATUS[0]}
+exec 3>&-
+[ $rc -eq 0 ] && exit 0
+# cargo's own hint: "`just 1.53.0` supports rustc 1.85.0"
+names='s/^`\\([A-Za-z0-9_-]*\\) \\([0-9][^`]*\\)` supports rustc.*/\\1@\\2/p'
+supported=$(sed -n "$names" "$log" | head -n1)
+[ -n "$supported" ] || exit $rc
+name="${supported%@*}"
+out=()
+for a in "${args[@]}"; do
+  if [ "$a" = "$name" ]; then out+=("$supported"); else out+=("$a"); fi
+done
+# with the lock it was published with: today's versions of its dependencies need today's rustc
+case " ${out[*]} " in *" --locked "*) ;; *) out+=(--locked) ;; esac
+echo "arena: $name's newest release needs a newer rustc: installing $supported instead" >&2
+exec "$real" "${out[@]}"
+"""
+
 PROFILE = LanguageProfile(
     name="rust",
     # python3 runs the date-cut index (ci_runner.timemachine_index) during environment builds
@@ -324,6 +362,7 @@ PROFILE = LanguageProfile(
     commands=COMMANDS,
     matrix_keys=("rust",),
     report_rule=report_rule,
+    build_shims={"cargo": CARGO_SHIM},
     setup_failures=SETUP_FAILURES,
     results=results.RESULTS,
     scope_rules=(scope.SCOPE,),
