@@ -133,3 +133,35 @@ def test_a_must_fail_tripwire_only_where_maven_goes_on_past_a_failing_module(
     (tmp_path / "pom.xml").write_text("<project><modules><module>a</module></modules></project>")
     assert not form.may_fail(tmp_path, pipeline, ["mvn -B test"], last)
     assert form.may_fail(tmp_path, pipeline, ["mvn -B -fae test"], last)
+
+
+def test_a_maven_line_goes_on_past_a_failing_test_so_a_tripwire_may_fail(
+    tmp_path: Path,
+) -> None:
+    """As cargo test gets --no-fail-fast: every module's tests run, and a must-fail tripwire
+    may go in even where the build has many modules."""
+    notes: list[str] = []
+    steps = [
+        Step(name="b", run="mvn --batch-mode verify && ./mvnw -q test"),
+        Step(name="x", run="mvn -v"),
+    ]
+    reporting = report_for("java", steps, {"b": "mvn"}, notes)
+    assert [s.run for s in reporting.steps] == [
+        "mvn -Dmaven.test.failure.ignore=true --batch-mode verify && "
+        "./mvnw -Dmaven.test.failure.ignore=true -q test",
+        "mvn -v",
+    ]
+    again = report_for("java", reporting.steps, {"b": "mvn"}, [])
+    assert again.steps == reporting.steps  # said once
+    form = JAVA.tripwires
+    assert form is not None
+    (tmp_path / "pom.xml").write_text("<project><modules><module>a</module></modules></project>")
+    pipeline = Pipeline.model_validate(
+        {
+            "steps": [s.model_dump() for s in reporting.steps],
+            "report": reporting.report.model_dump(),
+        }
+    )
+    last = form.runner.search(reporting.steps[0].run)
+    assert last is not None
+    assert form.may_fail(tmp_path, pipeline, [reporting.steps[0].run], last)
