@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.ci import TaskCI
+from arena.languages import Language
 from arena.match import Arena, MatchFailed, PreparedTask, RoundRecord
 from arena.players.base import Player, Role
 from arena.players.baselines import NullPlayer, OraclePlayer, PartialPlayer
@@ -291,7 +292,7 @@ def test_tournament_plays_every_pair_on_every_task(
     assert all(set(line) == set(same) for line in lines)  # one schema for both
     assert all(set(r) == set(same["rounds"][0]) for line in lines for r in line["rounds"])
     assert {line["kind"] for line in lines} == {"gold-judged"}
-    assert {line["language"] for line in lines} == {"python", "go", "rust", "cpp"}
+    assert {line["language"] for line in lines} == {language.value for language in Language}
     rated = _arena(["ratings", "--results", str(results), "--bootstrap", "50"], ci_settings)
     assert rated.returncode == 0, rated.stderr
     assert "role ratings" in rated.stdout and "rates per model and language" in rated.stdout
