@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ci_runner.images import ImageBuilder
     from ci_runner.languages import LANGUAGE_FOLDERS, LanguageProfile, profile_of
     from ci_runner.lazy import lazy_attributes
+    from ci_runner.locks import file_lock
     from ci_runner.outcome import LIMITS_HINT
     from ci_runner.patches import parse_diff
     from ci_runner.pipeline import Pipeline, ReportSpec, Step
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from ci_runner.workspace import Workspaces
 
 _HOMES = {
+    "file_lock": "ci_runner.locks",
     "LANGUAGE_FOLDERS": "ci_runner.languages",
     "RESULT_RULES": "ci_runner.types",
     "ANY_JOB": "ci_runner.workflows.legs",
@@ -155,6 +157,7 @@ __all__ = [
     "check_text",
     "derive_pipelines",
     "expected_sites",
+    "file_lock",
     "github_slug",
     "lazy_attributes",
     "missing_tripwire",

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pygit2
 
+from ci_runner import file_lock
+
 _EPOCH = 1_700_000_000
 _SIGNATURE = pygit2.Signature("Arena Demo", "demo@arena.invalid", _EPOCH, 0)
 
@@ -32,13 +34,18 @@ def _tree(repo: pygit2.Repository, directory: Path) -> pygit2.Oid:
 
 
 def commit_directory(source: Path, repo_path: Path, message: str = "Initial commit") -> str:
-    """Commit `source` as the only commit of the bare repo at `repo_path`; same files, same SHA."""
-    if repo_path.exists():
-        repo = pygit2.Repository(str(repo_path))
-    else:
-        repo_path.parent.mkdir(parents=True, exist_ok=True)
-        repo = pygit2.init_repository(str(repo_path), bare=True, initial_head="main")
-    tree = _tree(repo, source)
-    commit = repo.create_commit(None, _SIGNATURE, _SIGNATURE, message, tree, [])
-    repo.references.create("refs/heads/main", commit, force=True)
-    return str(commit)
+    """Commit `source` as the only commit of the bare repo at `repo_path`; same files, same SHA.
+
+    Under a lock file beside the repo: every process of a deployment (the API, each worker)
+    and a test beside them commit the same demo repos at start, and two creating one repo at
+    once failed on git's own lock ("config.lock: File exists"), which ended a worker."""
+    with file_lock(repo_path.with_name(f"{repo_path.name}.lock")):
+        if repo_path.exists():
+            repo = pygit2.Repository(str(repo_path))
+        else:
+            repo_path.parent.mkdir(parents=True, exist_ok=True)
+            repo = pygit2.init_repository(str(repo_path), bare=True, initial_head="main")
+        tree = _tree(repo, source)
+        commit = repo.create_commit(None, _SIGNATURE, _SIGNATURE, message, tree, [])
+        repo.references.create("refs/heads/main", commit, force=True)
+        return str(commit)
