@@ -151,11 +151,8 @@ def _may_fail(root: Path, pipeline: Pipeline, lines: list[str], last: re.Match[s
     texts = [*lines, *pipeline.env_values("MAVEN_OPTS"), *pipeline.env_values("MAVEN_ARGS")]
     if any(_STOPS.search(text) for text in texts):
         return False
-    try:
-        pom = (root / "pom.xml").read_text(errors="replace")[: tripwires.MAX_POM_BYTES]
-    except OSError:
-        return False
-    if "skipAfterFailureCount" in pom:
+    pom = tripwires.read_pom(root, root)
+    if pom is None or "skipAfterFailureCount" in pom:
         return False
     return not _MODULES.search(pom) or any(_GOES_ON.search(text) for text in texts)
 

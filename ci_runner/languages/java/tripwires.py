@@ -44,20 +44,23 @@ JUNITS = {
 MAX_POM_BYTES = 1024 * 1024
 
 
-def _pom(module: Path) -> str:
+def read_pom(module: Path, root: Path) -> str | None:
+    """The first MAX_POM_BYTES of a module's pom.xml; None where there is no plain file of
+    that name inside `root` (a link out of the workspace is not followed)."""
     path = module / "pom.xml"
+    if not plain_file(root, path):
+        return None
     try:
-        if path.stat().st_size > MAX_POM_BYTES:
-            return ""
-        return path.read_text(errors="replace")
+        with path.open("rb") as pom:
+            return pom.read(MAX_POM_BYTES).decode(errors="replace")
     except OSError:
-        return ""
+        return None
 
 
 def junit_of(module: Path, root: Path) -> str | None:
     """`jupiter` or `junit4`: what the module's pom (or, where it names neither, the root
     pom, whose dependency management a module inherits) asks for; None for neither."""
-    for pom in (_pom(module), _pom(root)):
+    for pom in (read_pom(module, root) or "", read_pom(root, root) or ""):
         if "junit-jupiter" in pom:
             return "jupiter"
         if "<artifactId>junit</artifactId>" in pom:
